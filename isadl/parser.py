@@ -1,0 +1,740 @@
+"""Text → IR: the Lark LALR parser and a transformer that builds frozen IR dataclasses.
+
+This step only checks what the grammar can see (syntax, duplicate clauses inside one block);
+name resolution and every semantic rule live in isadl.check.
+"""
+from __future__ import annotations
+
+import functools
+import textwrap
+from pathlib import Path
+
+import lark
+from lark import Lark, Token, Transformer, v_args
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+from . import ir
+from .diagnostics import Diagnostic, IsaError, Reporter
+
+GRAMMAR = Path(__file__).with_name("isadl.lark")
+
+
+@functools.cache
+def _lark() -> Lark:
+    return Lark(GRAMMAR.read_text(), parser="lalr", lexer="contextual",
+                propagate_positions=True, maybe_placeholders=True)
+
+
+def unquote(raw: str) -> str:
+    """The value of a STRING token: triple-quoted text is dedented and stripped."""
+    if raw.startswith('"""'):
+        return process_triple(raw[3:-3])
+    out, i, body = [], 0, raw[1:-1]
+    escapes = {"n": "\n", "t": "\t", "\\": "\\", '"': '"'}
+    while i < len(body):
+        c = body[i]
+        if c == "\\" and i + 1 < len(body):
+            out.append(escapes.get(body[i + 1], "\\" + body[i + 1]))
+            i += 2
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def process_triple(body: str) -> str:
+    return textwrap.dedent(body).strip()
+
+
+# Human names for the grammar's terminals, for "expected ..." messages.
+_TERMINAL_NAMES = {
+    "NAME": "a name", "INT": "an integer", "FLOAT": "a number", "STRING": "a string",
+    "DIRECTIVE": "a directive", "LBRACE": "'{'", "RBRACE": "'}'", "LPAR": "'('", "RPAR": "')'",
+    "LSQB": "'['", "RSQB": "']'", "COLON": "':'", "COMMA": "','", "EQUAL": "'='", "SEMICOLON": "';'",
+    "MINUS": "'-'", "MORETHAN": "'>'", "QMARK": "'?'", "__ANON_0": "'..'", "DOUBLE_DOT": "'..'",
+}
+
+
+def _describe_expected(expected) -> str:
+    names = []
+    for term in sorted(expected):
+        if term.startswith("__") and term not in _TERMINAL_NAMES:
+            continue
+        names.append(_TERMINAL_NAMES.get(term, f"'{term.lower()}'" if term.isupper() and len(term) > 3
+                                         and not term.startswith("_") else term))
+    names = sorted(set(names))
+    if not names:
+        return ""
+    if len(names) > 6:
+        return ""
+    return "; expected " + (names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1])
+
+
+def _syntax_error(path: str, exc: UnexpectedInput) -> Diagnostic:
+    loc = ir.Loc(path, exc.line if exc.line > 0 else 1, exc.column if exc.column > 0 else 1)
+    if isinstance(exc, UnexpectedCharacters):
+        return Diagnostic(loc, f"unexpected character {exc.char!r}")
+    if isinstance(exc, UnexpectedEOF):
+        return Diagnostic(loc, "unexpected end of file" + _describe_expected(exc.expected))
+    assert isinstance(exc, UnexpectedToken)
+    tok = exc.token
+    if tok.type == "$END":
+        return Diagnostic(loc, "unexpected end of file (missing '}'?)")
+    what = f"'{tok.value}'" if tok.type != "STRING" else "string"
+    return Diagnostic(loc, f"unexpected {what}" + _describe_expected(exc.accepts or exc.expected))
+
+
+def parse_text(text: str, path: str = "<string>") -> tuple[ir.ISA, ...]:
+    """Parse isadl source into unresolved ISAs (one per `isa` block). Raises IsaError."""
+    reporter = Reporter({path: text})
+    try:
+        tree = _lark().parse(text)
+    except UnexpectedInput as exc:
+        raise IsaError([_syntax_error(path, exc)], {path: text}) from None
+    builder = _Builder(path, reporter)
+    try:
+        isas = builder.transform(tree)
+    except lark.exceptions.VisitError as exc:  # an internal error, not the user's
+        raise exc.orig_exc
+    reporter.raise_if_failed()
+    return tuple(isas)
+
+
+def parse_file(path: str | Path) -> tuple[ir.ISA, ...]:
+    p = Path(path)
+    try:
+        text = p.read_text()
+    except OSError as exc:
+        raise IsaError([Diagnostic(ir.Loc(str(path), 0, 0), f"cannot read file: {exc.strerror}")]) from None
+    return parse_text(text, str(path))
+
+
+def _int(tok: Token) -> int:
+    return int(tok.replace("_", ""), 0)
+
+
+def _flag(node) -> bool:
+    return node is not None
+
+
+class _Builder(Transformer):
+    """Parse tree → IR. Each method receives its children already transformed."""
+
+    def __init__(self, path: str, reporter: Reporter):
+        super().__init__()
+        self.path = path
+        self.reporter = reporter
+
+    def loc(self, meta_or_tok) -> ir.Loc:
+        return ir.Loc(self.path, getattr(meta_or_tok, "line", 0) or 0, getattr(meta_or_tok, "column", 0) or 0)
+
+    def _once(self, seen: dict, key: str, where: str, meta) -> bool:
+        if key in seen:
+            self.reporter.error(self.loc(meta), f"duplicate '{key}' in {where}")
+            return False
+        seen[key] = True
+        return True
+
+    # ---- top level --------------------------------------------------------------------
+    def start(self, children):
+        return children
+
+    @v_args(meta=True)
+    def isa(self, meta, children):
+        name, title, extends, *items = children
+        fields: dict = {k: [] for k in ("params", "constraints", "floats", "mxs", "regfiles", "regclasses",
+                                        "states", "memories", "formats", "slots", "enums", "instructions",
+                                        "pseudos", "functions", "examples", "sections")}
+        singles: dict = {}
+        docs = []
+        where = f"isa {name}"
+        for kind, value, imeta in self._flatten(items):
+            kind = {"example": "examples"}.get(kind, kind)
+            if kind == "doc":
+                docs.append(value)
+            elif kind in self._SINGLES:
+                if kind not in singles:
+                    singles[kind] = value
+                else:
+                    self.reporter.error(self.loc(imeta), f"duplicate '{kind}' in {where}")
+            elif kind == "section":
+                title_, sdoc, members = value
+                self._add_section(fields["sections"], title_, sdoc, imeta)
+                for mkind, member in members:
+                    fields[mkind].append(member)
+            else:
+                fields[kind].append(value)
+        return ir.ISA(
+            name=str(name), title=unquote(title) if title else "", extends=str(extends) if extends else "",
+            version=singles.get("version", ""), word=singles.get("word"), endian=singles.get("endian", ""),
+            doc="\n\n".join(docs), timing=singles.get("timing"), dialect=singles.get("dialect"),
+            abi=singles.get("abi"), hwloop=singles.get("hwloop"),
+            **{k: tuple(v) for k, v in fields.items()}, loc=self.loc(name))
+
+    _SINGLES = ("version", "word", "endian", "timing", "dialect", "abi", "hwloop")
+
+    def _add_section(self, sections: list, title: str, doc: str, meta) -> None:
+        for i, s in enumerate(sections):
+            if s.title == title:
+                if doc:
+                    sections[i] = ir.Section(title, "\n\n".join(x for x in (s.doc, doc) if x), s.loc)
+                return
+        sections.append(ir.Section(title, doc, self.loc(meta)))
+
+    @staticmethod
+    def _flatten(items):
+        for item in items:
+            if item is None or isinstance(item, Token):  # ';' separators
+                continue
+            yield item
+
+    # Each item returns (kind, value, meta).
+    @v_args(meta=True)
+    def version(self, meta, c):
+        return ("version", unquote(c[0]), meta)
+
+    @v_args(meta=True)
+    def word(self, meta, c):
+        return ("word", _int(c[0]), meta)
+
+    @v_args(meta=True)
+    def endian(self, meta, c):
+        return ("endian", str(c[0]), meta)
+
+    @v_args(meta=True)
+    def doc(self, meta, c):
+        return ("doc", unquote(c[0]), meta)
+
+    @v_args(meta=True)
+    def param(self, meta, c):
+        name, value, doc = c
+        return ("params", ir.Param(str(name), value, unquote(doc) if doc else "", False, self.loc(name)), meta)
+
+    @v_args(meta=True)
+    def override(self, meta, c):
+        name, value, doc = c
+        return ("params", ir.Param(str(name), value, unquote(doc) if doc else "", True, self.loc(name)), meta)
+
+    @v_args(meta=True)
+    def constraint(self, meta, c):
+        return ("constraints", ir.Constraint(c[0], unquote(c[1]), self.loc(meta)), meta)
+
+    # ---- numeric formats -------------------------------------------------------------------
+    @v_args(meta=True)
+    def float_fmt(self, meta, c):
+        name, args, doc = c
+        return ("floats", ir.FloatFormat(str(name), args, unquote(doc) if doc else "", self.loc(name)), meta)
+
+    @v_args(meta=True)
+    def mx_fmt(self, meta, c):
+        name, args, doc = c
+        return ("mxs", ir.MxFormat(str(name), args, unquote(doc) if doc else "", self.loc(name)), meta)
+
+    def kwargs(self, c):
+        return tuple(c)
+
+    def kw_value(self, c):
+        key, val = c
+        value = _int(val) if val.type == "INT" else str(val)
+        return ir.KwArg(str(key), value, self.loc(key))
+
+    def kw_flag(self, c):
+        return ir.KwArg(str(c[0]), None, self.loc(c[0]))
+
+    # ---- storage -------------------------------------------------------------------------------
+    @v_args(meta=True)
+    def type(self, meta, c):
+        return ir.TypeRef(str(c[0]), tuple(c[1:]), self.loc(c[0]))
+
+    @v_args(meta=True)
+    def regs(self, meta, c):
+        name, count, type_, *items = c
+        opts: dict = {"aliases": [], "zero": [], "group": [], "doc": []}
+        singles: dict = {}
+        for kind, value, imeta in self._flatten(items):
+            if kind in ("asm", "readonly", "group"):
+                if not self._once(singles, kind, f"regs {name}", imeta):
+                    continue
+            if kind == "aliases":
+                opts["aliases"].extend(value)
+            elif kind == "group":
+                opts["group"] = value
+            elif kind in ("zero", "doc"):
+                opts[kind].append(value)
+            else:
+                singles[kind] = value
+        return ("regfiles", ir.RegFile(
+            str(name), count, type_, asm=singles.get("asm", ""), aliases=tuple(opts["aliases"]),
+            zero=tuple(opts["zero"]), readonly=singles.get("readonly", False), group=tuple(opts["group"]),
+            doc="\n\n".join(opts["doc"]), loc=self.loc(name)), meta)
+
+    @v_args(meta=True)
+    def reg_asm(self, meta, c):
+        return ("asm", unquote(c[0]), meta)
+
+    @v_args(meta=True)
+    def reg_alias(self, meta, c):
+        return ("aliases", c, meta)
+
+    def alias(self, c):
+        name, target = c
+        return ir.Alias(str(name), _int(target) if target.type == "INT" else str(target), self.loc(name))
+
+    @v_args(meta=True)
+    def reg_zero(self, meta, c):
+        return ("zero", str(c[0]), meta)
+
+    @v_args(meta=True)
+    def reg_readonly(self, meta, c):
+        return ("readonly", True, meta)
+
+    @v_args(meta=True)
+    def reg_group(self, meta, c):
+        return ("group", tuple(c), meta)
+
+    @v_args(meta=True)
+    def regclass(self, meta, c):
+        name, file, lo, hi, doc = c
+        return ("regclasses", ir.RegClass(str(name), str(file), lo, hi, unquote(doc) if doc else "",
+                                          self.loc(name)), meta)
+
+    @v_args(meta=True)
+    def state(self, meta, c):
+        name, *rest = c
+        doc, readonly, init, type_ = rest.pop(), rest.pop(), rest.pop(), rest.pop()
+        return ("states", ir.State(str(name), tuple(rest), type_, init, _flag(readonly),
+                                   unquote(doc) if doc else "", self.loc(name)), meta)
+
+    def state_init(self, c):
+        return c[0]
+
+    @v_args(meta=True)
+    def readonly(self, meta, c):
+        return ("readonly", True, meta)
+
+    @v_args(meta=True)
+    def memory(self, meta, c):
+        name, elem, size, *items = c
+        singles: dict = {}
+        docs = []
+        for kind, value, imeta in self._flatten(items):
+            if kind == "doc":
+                docs.append(value)
+            elif self._once(singles, kind, f"memory {name}", imeta):
+                singles[kind] = value
+        return ("memories", ir.Memory(str(name), str(elem), size, singles.get("base"), singles.get("align"),
+                                      singles.get("readonly", False), "\n\n".join(docs), self.loc(name)), meta)
+
+    @v_args(meta=True)
+    def mem_base(self, meta, c):
+        return ("base", c[0], meta)
+
+    @v_args(meta=True)
+    def mem_align(self, meta, c):
+        return ("align", c[0], meta)
+
+    # ---- encodings ---------------------------------------------------------------------------
+    @v_args(meta=True)
+    def format(self, meta, c):
+        name, width, *fields = c
+        return ("formats", ir.Format(str(name), _int(width) if width else None,
+                                     tuple(f for f in fields if isinstance(f, ir.Field)), False, self.loc(name)), meta)
+
+    @v_args(meta=True)
+    def bundle(self, meta, c):
+        name, width, *fields = c
+        return ("formats", ir.Format(str(name), _int(width), tuple(f for f in fields if isinstance(f, ir.Field)),
+                                     True, self.loc(name)), meta)
+
+    def field_plain(self, c):
+        name, bits, value = c
+        return ir.Field("plain", str(name), bits=bits, value=_int(value) if value else None, loc=self.loc(name))
+
+    def field_scattered(self, c):
+        name, *pieces = c
+        return ir.Field("scattered", str(name), pieces=tuple(pieces), loc=self.loc(name))
+
+    @v_args(meta=True)
+    def piece(self, meta, c):
+        return ir.Piece(c[0], c[1], self.loc(meta))
+
+    @v_args(meta=True)
+    def field_fixed(self, meta, c):
+        return ir.Field("fixed", "", bits=c[0], value=_int(c[1]), loc=self.loc(meta))
+
+    @v_args(meta=True)
+    def field_ignore(self, meta, c):
+        return ir.Field("ignore", "", bits=c[0], loc=self.loc(meta))
+
+    @v_args(meta=True)
+    def bits(self, meta, c):
+        hi, lo = c
+        h = _int(hi)
+        return ir.Bits(h, _int(lo) if lo is not None else h, self.loc(meta))
+
+    @v_args(meta=True)
+    def slot(self, meta, c):
+        name, width, nop, doc = c
+        return ("slots", ir.Slot(str(name), _int(width), str(nop) if nop else "", unquote(doc) if doc else "",
+                                 self.loc(name)), meta)
+
+    @v_args(meta=True)
+    def enum(self, meta, c):
+        name, *items = c
+        doc = items.pop()
+        return ("enums", ir.Enum(str(name), tuple(i for i in items if isinstance(i, ir.EnumItem)),
+                                 unquote(doc) if doc else "", self.loc(name)), meta)
+
+    def enum_item(self, c):
+        name, value = c
+        spelled = unquote(name) if name.type == "STRING" else str(name)
+        return ir.EnumItem(spelled, _int(value), self.loc(name))
+
+    # ---- timing ----------------------------------------------------------------------------------
+    @v_args(meta=True)
+    def timing(self, meta, c):
+        model, *items = c
+        units, props, docs = [], [], []
+        for item in self._flatten(items):
+            if isinstance(item, ir.Unit):
+                units.append(item)
+            elif isinstance(item, ir.TimingProp):
+                props.append(item)
+            else:
+                docs.append(item[1])
+        return ("timing", ir.Timing(str(model), tuple(units), tuple(props), "\n\n".join(docs), self.loc(model)), meta)
+
+    def unit(self, c):
+        name, *opts = c
+        doc = opts.pop()
+        kw: dict = {}
+        for key, value in opts:
+            kw[key] = value
+        return ir.Unit(str(name), kw.get("count"), kw.get("is_async", False), kw.get("queue"),
+                       kw.get("pipelined", False), unquote(doc) if doc else "", self.loc(name))
+
+    def unit_count(self, c):
+        return ("count", c[0])
+
+    def unit_async(self, c):
+        return ("is_async", True)
+
+    def unit_queue(self, c):
+        return ("queue", c[0])
+
+    def unit_pipelined(self, c):
+        return ("pipelined", True)
+
+    def timing_prop(self, c):
+        return ir.TimingProp(str(c[0]), c[1], self.loc(c[0]))
+
+    # ---- instructions ---------------------------------------------------------------------------
+    @v_args(meta=True)
+    def instruction(self, meta, c):
+        name, *items = c
+        singles: dict = {}
+        docs, examples = [], []
+        syntax_loc = ir.NOWHERE
+        for kind, value, imeta in self._flatten(items):
+            if kind == "doc":
+                docs.append(value)
+            elif kind == "example":
+                examples.append(value)
+            elif self._once(singles, kind, f"instruction {name}", imeta):
+                singles[kind] = value
+                if kind == "syntax":
+                    syntax_loc = self.loc(imeta)
+        if "syntax" not in singles:
+            self.reporter.error(self.loc(name), f"instruction {name} has no 'syntax'")
+        return ("instructions", ir.Instruction(
+            str(name), singles.get("syntax", ""), singles.get("encoding"), slot=singles.get("slot", ""),
+            unit=singles.get("unit", ""), cycles=singles.get("cycles"), latency=singles.get("latency"),
+            semantics=singles.get("semantics", ()), doc="\n\n".join(docs), examples=tuple(examples),
+            loc=self.loc(name), syntax_loc=syntax_loc), meta)
+
+    @v_args(meta=True)
+    def syntax(self, meta, c):
+        # The location of a syntax string points at its opening quote + 1 (first character).
+        tok = c[0]
+        return ("syntax", unquote(tok), _TokMeta(tok.line, tok.column + 1))
+
+    @v_args(meta=True)
+    def encoding(self, meta, c):
+        name, *bindings = c
+        return ("encoding", ir.Encoding(str(name), tuple(b for b in bindings if b is not None), self.loc(name)), meta)
+
+    def binding(self, c):
+        return ir.Binding(str(c[0]), c[1], self.loc(c[0]))
+
+    @v_args(meta=True)
+    def insn_slot(self, meta, c):
+        return ("slot", str(c[0]), meta)
+
+    @v_args(meta=True)
+    def insn_unit(self, meta, c):
+        return ("unit", str(c[0]), meta)
+
+    @v_args(meta=True)
+    def cycles(self, meta, c):
+        return ("cycles", c[0], meta)
+
+    @v_args(meta=True)
+    def latency(self, meta, c):
+        return ("latency", c[0], meta)
+
+    @v_args(meta=True)
+    def semantics(self, meta, c):
+        return ("semantics", c[0], meta)
+
+    @v_args(meta=True)
+    def pseudo(self, meta, c):
+        name, syntax, *items = c
+        exps, docs, examples = [], [], []
+        for item in self._flatten(items):
+            if isinstance(item, ir.Expansion):
+                exps.append(item)
+            elif item[0] == "doc":
+                docs.append(item[1])
+            else:
+                examples.append(item[1])
+        if not exps:
+            self.reporter.error(self.loc(name), f"pseudo {name} has no 'expands'")
+        return ("pseudos", ir.Pseudo(str(name), unquote(syntax), tuple(exps), "\n\n".join(docs), tuple(examples),
+                                     loc=self.loc(name), syntax_loc=ir.Loc(self.path, syntax.line, syntax.column + 1)),
+                meta)
+
+    @v_args(meta=True)
+    def expansion(self, meta, c):
+        when, *lines = c
+        return ir.Expansion(when, tuple(unquote(s) for s in lines), self.loc(meta))
+
+    @v_args(meta=True)
+    def function(self, meta, c):
+        name, *rest = c
+        doc, body, result = rest.pop(), rest.pop(), rest.pop()
+        params = tuple(p for p in rest if p is not None)
+        return ("functions", ir.Function(str(name), params, result, body, unquote(doc) if doc else "",
+                                         self.loc(name)), meta)
+
+    def fparam(self, c):
+        return ir.FuncParam(str(c[0]), c[1], self.loc(c[0]))
+
+    @v_args(meta=True)
+    def section(self, meta, c):
+        title, *items = c
+        docs, members = [], []
+        for kind, value, imeta in self._flatten(items):
+            if kind == "doc":
+                docs.append(value)
+            else:
+                members.append((kind, _with_section(value, unquote(title))))
+        return ("section", (unquote(title), "\n\n".join(docs), members), meta)
+
+    # ---- dialect / abi / hwloop / examples ----------------------------------------------------------
+    @v_args(meta=True)
+    def dialect(self, meta, c):
+        opts, relocs, docs = [], [], []
+        for item in self._flatten(c):
+            if isinstance(item, ir.DialectOpt):
+                opts.append(item)
+            elif isinstance(item, ir.Reloc):
+                relocs.append(item)
+            else:
+                docs.append(item[1])
+        return ("dialect", ir.Dialect(tuple(opts), tuple(relocs), "\n\n".join(docs), self.loc(meta)), meta)
+
+    def dialect_opt(self, c):
+        name, *values = c
+        return ir.DialectOpt(str(name), tuple(values), self.loc(name))
+
+    def dvalue(self, c):
+        tok = c[0]
+        if tok.type == "STRING":
+            return unquote(tok)
+        if tok.type == "INT":
+            return _int(tok)
+        return str(tok)
+
+    def reloc(self, c):
+        name, arg, value, paired = c
+        return ir.Reloc(str(name), str(arg), value, str(paired) if paired else "", self.loc(name))
+
+    @v_args(meta=True)
+    def abi(self, meta, c):
+        kw: dict = {"regions": [], "doc": []}
+        seen: dict = {}
+        for kind, value, imeta in self._flatten(c):
+            if kind in ("regions", "doc"):
+                kw[kind].append(value)
+            elif self._once(seen, kind, "abi", imeta):
+                kw[kind] = value
+                if kind in ("args", "end"):
+                    kw[kind + "_loc"] = self.loc(imeta)
+        kw["regions"] = tuple(kw["regions"])
+        kw["doc"] = "\n\n".join(kw["doc"])
+        return ("abi", ir.Abi(**kw, loc=self.loc(meta)), meta)
+
+    @v_args(meta=True)
+    def abi_entry(self, meta, c):
+        return ("entry", c[0], meta)
+
+    @v_args(meta=True)
+    def abi_args(self, meta, c):
+        return ("args", tuple(str(x) for x in c), meta)
+
+    @v_args(meta=True)
+    def abi_end(self, meta, c):
+        return ("end", tuple(str(x) for x in c if x is not None), meta)
+
+    @v_args(meta=True)
+    def abi_stack(self, meta, c):
+        return ("stack", (str(c[0]), c[1]), meta)
+
+    @v_args(meta=True)
+    def abi_region(self, meta, c):
+        name, mem, lo, hi, role, doc = c
+        return ("regions", ir.AbiRegion(str(name), str(mem), lo, hi, str(role), unquote(doc) if doc else "",
+                                        self.loc(name)), meta)
+
+    @v_args(meta=True)
+    def hwloop(self, meta, c):
+        kw: dict = {"doc": []}
+        seen: dict = {}
+        for kind, value, imeta in self._flatten(c):
+            if kind == "doc":
+                kw["doc"].append(value)
+            elif self._once(seen, kind, "hwloop", imeta):
+                kw[kind] = value
+        for req in ("start", "end"):
+            if req not in kw:
+                self.reporter.error(self.loc(meta), f"hwloop needs '{req} INSTRUCTION'")
+                kw[req] = ""
+        kw["doc"] = "\n\n".join(kw["doc"])
+        return ("hwloop", ir.HwLoop(**kw, loc=self.loc(meta)), meta)
+
+    @v_args(meta=True)
+    def hw_start(self, meta, c):
+        return ("start", str(c[0]), meta)
+
+    @v_args(meta=True)
+    def hw_end(self, meta, c):
+        return ("end", str(c[0]), meta)
+
+    @v_args(meta=True)
+    def hw_depth(self, meta, c):
+        return ("depth", c[0], meta)
+
+    @v_args(meta=True)
+    def example(self, meta, c):
+        code, *items = c
+        kw: dict = {"doc": []}
+        seen: dict = {}
+        for kind, value, imeta in self._flatten(items):
+            if kind == "doc":
+                kw["doc"].append(value)
+            elif self._once(seen, kind, "example", imeta):
+                kw[kind] = value
+        kw["doc"] = "\n\n".join(kw["doc"])
+        return ("example", ir.Example(unquote(code), **kw, loc=self.loc(meta)), meta)
+
+    @v_args(meta=True)
+    def given(self, meta, c):
+        return ("given", c[0], meta)
+
+    @v_args(meta=True)
+    def expect(self, meta, c):
+        return ("expect", tuple(x for x in c if x is not None and not isinstance(x, Token)), meta)
+
+    # ---- semantics ----------------------------------------------------------------------------------
+    def block(self, c):
+        return tuple(s for s in c if s is not None and not isinstance(s, Token))
+
+    @v_args(meta=True)
+    def let(self, meta, c):
+        return ir.Let(str(c[0]), c[1], c[2], False, self.loc(meta))
+
+    @v_args(meta=True)
+    def var(self, meta, c):
+        return ir.Let(str(c[0]), c[1], c[2], True, self.loc(meta))
+
+    @v_args(meta=True)
+    def assign(self, meta, c):
+        return ir.Assign(c[0], c[1], self.loc(meta))
+
+    @v_args(meta=True)
+    def if_stmt(self, meta, c):
+        cond, then, orelse = c
+        if isinstance(orelse, ir.If):
+            orelse = (orelse,)
+        return ir.If(cond, then, orelse or (), self.loc(meta))
+
+    @v_args(meta=True)
+    def for_stmt(self, meta, c):
+        return ir.For(str(c[0]), c[1], c[2], c[3], self.loc(meta))
+
+    @v_args(meta=True)
+    def require(self, meta, c):
+        return ir.Require(c[0], unquote(c[1]), self.loc(meta))
+
+    @v_args(meta=True)
+    def trap(self, meta, c):
+        return ir.Trap(unquote(c[0]), self.loc(meta))
+
+    @v_args(meta=True)
+    def halt(self, meta, c):
+        return ir.Halt(self.loc(meta))
+
+    @v_args(meta=True)
+    def call_stmt(self, meta, c):
+        return ir.CallStmt(c[0], self.loc(meta))
+
+    # ---- expressions -----------------------------------------------------------------------------------
+    @v_args(meta=True)
+    def cond(self, meta, c):
+        return ir.Cond(c[0], c[1], c[2], self.loc(meta))
+
+    def binop(self, c):
+        left, op, right = c
+        return ir.Binary(str(op), left, right, self.loc(op))
+
+    def unop(self, c):
+        op, operand = c
+        if op == "-" and isinstance(operand, ir.Num):  # fold so that -5 prints and reparses as itself
+            return ir.Num(-operand.value, self.loc(op))
+        return ir.Unary(str(op), operand, self.loc(op))
+
+    @v_args(meta=True)
+    def index(self, meta, c):
+        return ir.Index(c[0], c[1], self.loc(meta))
+
+    @v_args(meta=True)
+    def slice(self, meta, c):
+        return ir.Slice(c[0], c[1], c[2], self.loc(meta))
+
+    @v_args(meta=True)
+    def call(self, meta, c):
+        name, *args = c
+        return ir.Call(str(name), tuple(a for a in args if a is not None), self.loc(name))
+
+    def reduce(self, c):
+        op, var, lo, hi, body = c
+        return ir.Reduce(str(op), str(var), lo, hi, body, self.loc(op))
+
+    def int_lit(self, c):
+        return ir.Num(_int(c[0]), self.loc(c[0]))
+
+    def float_lit(self, c):
+        return ir.FloatLit(repr(float(c[0].replace("_", ""))), self.loc(c[0]))
+
+    def name(self, c):
+        return ir.Name(str(c[0]), self.loc(c[0]))
+
+
+class _TokMeta:
+    def __init__(self, line, column):
+        self.line, self.column = line, column
+
+
+def _with_section(item, title):
+    import dataclasses
+    return dataclasses.replace(item, section=title)
