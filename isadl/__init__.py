@@ -1,0 +1,125 @@
+"""isadl — the KernelCraft ISA description language.
+
+    spec = isadl.load("plena", defines={"VLEN": 128})   # name, or path to a .isa file
+    spec.isa            # frozen IR (isadl.ir)
+    spec.params         # evaluated parameters
+    isadl.canonical.dumps(spec), isadl.canonical.content_hash(spec)
+
+Every user error raises isadl.IsaError whose str() is the GNU-style located report.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Mapping, Optional
+
+from . import ir
+from .check import Spec, check
+from .diagnostics import Diagnostic, IsaError, Reporter
+from .parser import parse_file, parse_text
+from .resolve import resolve
+
+TARGETS_DIR = Path(__file__).resolve().parent.parent / "targets"
+
+__all__ = ["load", "load_text", "load_all", "find_target", "Spec", "IsaError", "Diagnostic", "parse_text",
+           "parse_file", "ir", "TARGETS_DIR"]
+
+
+def find_target(name_or_path: str | Path) -> Path:
+    """`plena` → targets/plena.isa; anything with a slash or .isa suffix is a path."""
+    p = Path(name_or_path)
+    if p.suffix == ".isa" or len(p.parts) > 1 or p.exists():
+        return p
+    candidate = TARGETS_DIR / f"{p}.isa"
+    if candidate.exists():
+        return candidate
+    known = sorted(x.stem for x in TARGETS_DIR.glob("*.isa"))
+    raise IsaError([Diagnostic(ir.Loc(str(name_or_path), 0, 0),
+                               f"no such target (known: {', '.join(known) or 'none'})")])
+
+
+class _Loader:
+    """Parses files on demand and resolves `extends` across them."""
+
+    def __init__(self):
+        self.sources: dict[str, str] = {}
+        self.files: dict[str, tuple[ir.ISA, ...]] = {}
+
+    def add_text(self, text: str, path: str) -> tuple[ir.ISA, ...]:
+        self.sources[path] = text
+        isas = parse_text(text, path)
+        self.files[path] = isas
+        return isas
+
+    def add_file(self, path: Path) -> tuple[ir.ISA, ...]:
+        key = str(path)
+        if key not in self.files:
+            try:
+                text = path.read_text()
+            except OSError as exc:
+                raise IsaError([Diagnostic(ir.Loc(key, 0, 0), f"cannot read file: {exc.strerror}")]) from None
+            self.add_text(text, key)
+        return self.files[key]
+
+    def find(self, name: str, requester: ir.ISA) -> Optional[ir.ISA]:
+        path = requester.loc.path
+        for isa in self.files.get(path, ()):
+            if isa.name == name:
+                return isa
+        for candidate in (Path(path).parent / f"{name}.isa", TARGETS_DIR / f"{name}.isa"):
+            if candidate.exists():
+                for isa in self.add_file(candidate):
+                    if isa.name == name:
+                        return isa
+        return None
+
+    def build(self, raw: ir.ISA, defines: Mapping[str, int]) -> Spec:
+        reporter = Reporter(self.sources)
+        merged = resolve(raw, self.find, reporter)
+        reporter.raise_if_failed()
+        spec = check(merged, reporter, defines)
+        reporter.raise_if_failed()
+        assert spec is not None
+        return spec
+
+
+def _pick(isas: tuple[ir.ISA, ...], name: Optional[str], path: str) -> ir.ISA:
+    if name is None:
+        return isas[-1]
+    for isa in isas:
+        if isa.name == name:
+            return isa
+    raise IsaError([Diagnostic(ir.Loc(path, 0, 0), f"no isa named '{name}' in this file "
+                                                   f"(it has {', '.join(i.name for i in isas)})")])
+
+
+def load(target: str | Path, defines: Mapping[str, int] | None = None, isa: Optional[str] = None) -> Spec:
+    """Parse, resolve and check one ISA (the file's last `isa` block unless ``isa`` names one)."""
+    loader = _Loader()
+    path = find_target(target)
+    isas = loader.add_file(path)
+    return loader.build(_pick(isas, isa, str(path)), defines or {})
+
+
+def load_text(text: str, path: str = "<string>", defines: Mapping[str, int] | None = None,
+              isa: Optional[str] = None) -> Spec:
+    loader = _Loader()
+    isas = loader.add_text(text, path)
+    return loader.build(_pick(isas, isa, path), defines or {})
+
+
+def load_all(target: str | Path, defines: Mapping[str, int] | None = None) -> list[Spec]:
+    """Every `isa` block of a file, checked; all errors of all blocks are reported together."""
+    loader = _Loader()
+    path = find_target(target)
+    isas = loader.add_file(path)
+    specs, errors = [], []
+    for raw in isas:
+        wanted = {k: v for k, v in (defines or {}).items()}
+        try:
+            specs.append(loader.build(raw, wanted))
+        except IsaError as exc:
+            errors.extend(exc.diagnostics)
+    if errors:
+        unique = list(dict.fromkeys(errors))
+        raise IsaError(unique, loader.sources)
+    return specs

@@ -1,0 +1,910 @@
+"""Semantic checks: resolved IR → a validated Spec (or every located error in one pass).
+
+Order: header and names → parameters (with -D overrides) and constraints → numeric formats and
+types → storage → formats and slots → timing → functions → instructions (syntax, encoding,
+timing expressions, semantics) → decoder overlap → pseudos → dialect, ABI, hwloop, examples.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Mapping, Optional
+
+import networkx as nx
+
+from . import ir
+from .diagnostics import Reporter, did_you_mean
+from .encoding import Encoded, FieldLayout, FormatLayout, find_overlaps, layout
+from .params import EvalError, evaluate, names_in, resolve
+from .semantics import Checker, Context, OperandInfo, RegInfo, StorageInfo
+from .syntax import Operand, Template, TemplateError, parse_template
+from .types import BOOL, INT, FloatT, IntLitT, IntT, Type, VecT, is_int, scalar_by_name
+
+BUILTIN_FLOATS = {"f32": (8, 23), "f64": (11, 52)}
+TIMING_PROPS = {
+    "inorder": {"issue_width", "branch_penalty", "mem_latency", "hbm_bytes_per_cycle", "dma_latency",
+                "clock_mhz"},
+    "ooo": {"width", "rob", "lsq", "iq", "mispredict_penalty", "mem_latency", "load_ports", "store_ports",
+            "clock_mhz", "fetch_width", "commit_width"},
+    "vliw": {"issue_width", "branch_delay", "mem_latency", "load_latency", "clock_mhz"},
+}
+TIMING_REQUIRED = {"ooo": ("width", "rob")}
+DIALECT_OPTIONS = {
+    # name: (value kinds allowed, allowed literal values or None)
+    "comment": ("str", None),
+    "labels": ("name", {"named", "numeric", "none"}),
+    "case": ("name", {"sensitive", "insensitive"}),
+    "immediate_prefix": ("str", None),
+    "register_prefix": ("str", None),
+    "bundle_separator": ("str", None),
+    "statement_separator": ("str", None),
+    "directives": ("directive", None),
+    "ignore_directives": ("directive", None),
+    "pcrel_base": ("name", {"insn", "next"}),
+}
+ABI_ROLES = {"in", "out", "inout", "scratch"}
+_IMM_KIND = re.compile(r"(i|u|pcrel)([0-9]+)$")
+
+
+@dataclass
+class OperandSpec:
+    name: str
+    kind: str  # 'reg' | 'imm' | 'pcrel' | 'enum'
+    width: int  # bits needed in the encoding
+    signed: bool
+    regfile: str = ""  # reg: the register file; enum: the enum name
+    offset: int = 0  # regclass: encoded = index - offset
+    count: int = 0  # reg: number of registers accepted
+    default: Optional[int] = None
+
+    @property
+    def lo(self) -> int:
+        return -(1 << (self.width - 1)) if self.signed else 0
+
+    @property
+    def hi(self) -> int:
+        return (1 << (self.width - 1)) - 1 if self.signed else (1 << self.width) - 1
+
+
+@dataclass
+class InsnSpec:
+    insn: ir.Instruction
+    template: Template
+    operands: dict[str, OperandSpec]
+    format: Optional[FormatLayout]
+    fields: dict[str, str]  # field -> operand bound to it
+    mask: int = 0
+    match: int = 0
+
+
+@dataclass
+class Spec:
+    """A checked ISA: the IR plus the derived tables every generator reads."""
+    isa: ir.ISA
+    params: dict[str, int]
+    defines: dict[str, int]
+    types: dict[str, Type]  # regfiles, states and memories by name → element type
+    formats: dict[str, FormatLayout]
+    instructions: dict[str, InsnSpec]
+    pseudos: dict[str, Template]
+    regnames: dict[str, tuple[str, int]]  # assembly name → (file, index)
+    sources: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def word(self) -> int:
+        return self.isa.word or 32
+
+    def summary(self) -> str:
+        regs = sum(self.params_eval(r.count) for r in self.isa.regfiles)
+        return (f"{self.isa.name}: {len(self.isa.instructions)} instructions, {len(self.isa.pseudos)} pseudos, "
+                f"{len(self.isa.formats)} formats, {len(self.isa.params)} params, "
+                f"{regs} registers in {len(self.isa.regfiles)} files")
+
+    def params_eval(self, e: ir.Expr) -> int:
+        return evaluate(e, lambda n: self.params[n.id])
+
+
+def check(isa: ir.ISA, reporter: Reporter, defines: Mapping[str, int] | None = None) -> Optional[Spec]:
+    return _Check(isa, reporter, dict(defines or {})).run()
+
+
+class _Check:
+    def __init__(self, isa: ir.ISA, reporter: Reporter, defines: dict[str, int]):
+        self.isa = isa
+        self.r = reporter
+        self.defines = defines
+        self.params: dict[str, int] = {}
+        self.floats: dict[str, int] = {k: 1 + e + m for k, (e, m) in BUILTIN_FLOATS.items()}
+        self.types: dict[str, Type] = {}
+        self.regs: dict[str, RegInfo] = {}
+        self.storage: dict[str, StorageInfo] = {}
+        self.regnames: dict[str, tuple[str, int]] = {}
+        self.formats: dict[str, FormatLayout] = {}
+        self.enums: dict[str, ir.Enum] = {}
+        self.insns: dict[str, InsnSpec] = {}
+        self.pseudos: dict[str, Template] = {}
+        self.units: set[str] = set()
+        self.mnemonics: set[str] = set()
+
+    def error(self, loc: ir.Loc, message: str) -> None:
+        self.r.error(loc, message)
+
+    def run(self) -> Optional[Spec]:
+        isa = self.isa
+        self.header()
+        self.names()
+        self.parameters()
+        self.numeric_formats()
+        self.storage_decls()
+        self.enum_decls()
+        self.format_decls()
+        self.timing()
+        self.ctx = Context(self.params, self.regs, self.storage, self.floats, {m.name for m in isa.mxs},
+                           {f.name: f for f in isa.functions}, self.resolve_type,
+                           self.pc_type(), self.error)
+        self.functions()
+        for insn in isa.instructions:
+            self.instruction(insn)
+        self.overlaps()
+        self.slot_nops()
+        for p in isa.pseudos:
+            self.pseudo(p)
+        self.dialect()
+        self.abi()
+        self.hwloop()
+        for ex in isa.examples:
+            self.example(ex, {})
+        if self.r.failed:
+            return None
+        return Spec(isa, self.params, self.defines, self.types, self.formats, self.insns, self.pseudos,
+                    self.regnames, self.r.sources)
+
+    # ---- header and names ------------------------------------------------------------------------
+    def header(self) -> None:
+        isa = self.isa
+        if isa.word is not None and (isa.word % 8 or not 8 <= isa.word <= 128):
+            self.error(isa.loc, f"word {isa.word} must be a multiple of 8 between 8 and 128")
+        if isa.endian and isa.endian not in ("little", "big"):
+            self.error(isa.loc, f"endian must be little or big, not '{isa.endian}'")
+
+    def names(self) -> None:
+        seen: dict[str, tuple[str, ir.Loc]] = {}
+        groups = (("parameter", self.isa.params), ("float format", self.isa.floats), ("mx format", self.isa.mxs),
+                  ("register file", self.isa.regfiles), ("register class", self.isa.regclasses),
+                  ("state", self.isa.states), ("memory", self.isa.memories), ("enum", self.isa.enums),
+                  ("format", self.isa.formats), ("slot", self.isa.slots), ("function", self.isa.functions),
+                  ("instruction", self.isa.instructions), ("pseudo", self.isa.pseudos))
+        for what, items in groups:
+            for item in items:
+                if item.name in seen:
+                    other, loc = seen[item.name]
+                    self.error(item.loc, f"duplicate name '{item.name}': already a {other} at line {loc.line}")
+                    continue
+                if what not in ("instruction", "pseudo", "parameter") and \
+                        (scalar_by_name(item.name, {}) is not None or item.name in BUILTIN_FLOATS):
+                    self.error(item.loc, f"'{item.name}' is a built-in type name")
+                    continue
+                if item.name in ("pc", "true", "false", "inf", "nan") and what != "instruction":
+                    self.error(item.loc, f"'{item.name}' is a reserved name")
+                    continue
+                seen[item.name] = (what, item.loc)
+
+    # ---- parameters ------------------------------------------------------------------------------
+    def parameters(self) -> None:
+        known = {p.name for p in self.isa.params}
+        for name in self.defines:
+            if name not in known:
+                self.error(ir.NOWHERE, f"-D {name}: no such parameter in isa {self.isa.name}"
+                                       f"{did_you_mean(name, known)}")
+        values, errors = resolve(self.isa.params, {k: v for k, v in self.defines.items() if k in known})
+        for e in errors:
+            self.error(e.loc, e.message)
+        self.params = values
+        for c in self.isa.constraints:
+            try:
+                ok = evaluate(c.cond, self.param_lookup)
+            except EvalError as exc:
+                self.error(exc.loc, exc.message)
+                continue
+            except _Missing:
+                continue
+            if not ok:
+                used = sorted({n.id for n in names_in(c.cond) if n.id in self.params})
+                vals = ", ".join(f"{n}={self.params[n]}" for n in used)
+                self.error(c.loc, f"constraint failed{f' ({vals})' if vals else ''}: {c.message}")
+
+    def param_lookup(self, name: ir.Name) -> int:
+        if name.id in self.params:
+            return self.params[name.id]
+        if any(p.name == name.id for p in self.isa.params):
+            raise _Missing()  # its own error was reported
+        raise EvalError(name.loc, f"unknown parameter '{name.id}'{did_you_mean(name.id, self.params)}")
+
+    def const(self, e: ir.Expr, what: str, minimum: Optional[int] = None) -> Optional[int]:
+        try:
+            v = evaluate(e, self.param_lookup)
+        except EvalError as exc:
+            self.error(exc.loc, exc.message if "constant" not in exc.message else f"{what} must be a constant: {exc.message}")
+            return None
+        except _Missing:
+            return None
+        if minimum is not None and v < minimum:
+            self.error(e.loc, f"{what} must be at least {minimum}, got {v}")
+            return None
+        return v
+
+    # ---- numeric formats and types -------------------------------------------------------------------
+    def numeric_formats(self) -> None:
+        for f in self.isa.floats:
+            args = self.kwargs(f.args, {"exp": "int", "man": "int", "bias": "int", "finite": "flag",
+                                        "unsigned": "flag", "nonan": "flag"}, f"float {f.name}")
+            if args is None:
+                continue
+            for req in ("exp", "man"):
+                if req not in args:
+                    self.error(f.loc, f"float {f.name} needs {req}=N")
+            if "exp" not in args or "man" not in args:
+                continue
+            exp, man = args["exp"], args["man"]
+            if not 1 <= exp <= 15:
+                self.error(f.loc, f"float {f.name}: exp={exp} must be between 1 and 15")
+                continue
+            bits = exp + man + (0 if "unsigned" in args else 1)
+            if bits > 64:
+                self.error(f.loc, f"float {f.name} is {bits} bits wide; at most 64")
+                continue
+            self.floats[f.name] = bits
+        fmt_names = set(self.floats)
+        for m in self.isa.mxs:
+            args = self.kwargs(m.args, {"elem": "name", "scale": "name", "block": "int"}, f"mx {m.name}")
+            if args is None:
+                continue
+            for req in ("elem", "scale", "block"):
+                if req not in args:
+                    self.error(m.loc, f"mx {m.name} needs {req}=...")
+            for key in ("elem", "scale"):
+                if key in args and args[key] not in fmt_names and scalar_by_name(args[key], {}) is None:
+                    self.error(self._arg_loc(m.args, key), f"mx {m.name}: unknown element format '{args[key]}'"
+                                                          f"{did_you_mean(args[key], fmt_names)}")
+            if args.get("block", 1) < 1:
+                self.error(self._arg_loc(m.args, "block"), f"mx {m.name}: block must be at least 1")
+
+    @staticmethod
+    def _arg_loc(args, key):
+        return next((a.loc for a in args if a.key == key), ir.NOWHERE)
+
+    def kwargs(self, args, allowed: dict[str, str], what: str) -> Optional[dict]:
+        out: dict = {}
+        ok = True
+        for a in args:
+            kind = allowed.get(a.key)
+            if kind is None:
+                self.error(a.loc, f"{what}: unknown argument '{a.key}'{did_you_mean(a.key, allowed)}")
+                ok = False
+            elif a.key in out:
+                self.error(a.loc, f"{what}: '{a.key}' given twice")
+                ok = False
+            elif kind == "flag" and a.value is not None:
+                self.error(a.loc, f"{what}: '{a.key}' is a flag and takes no value")
+                ok = False
+            elif kind == "int" and not isinstance(a.value, int):
+                self.error(a.loc, f"{what}: '{a.key}' needs an integer value")
+                ok = False
+            elif kind == "name" and not isinstance(a.value, str):
+                self.error(a.loc, f"{what}: '{a.key}' needs a format name")
+                ok = False
+            else:
+                out[a.key] = a.value if kind != "flag" else True
+        return out if ok else None
+
+    def resolve_type(self, t: ir.TypeRef) -> Optional[Type]:
+        base = scalar_by_name(t.name, self.floats)
+        if base is None:
+            return None
+        for d in reversed(t.dims):
+            try:
+                n = evaluate(d, self.param_lookup)
+            except (EvalError, _Missing):
+                return None
+            if n < 1:
+                return None
+            base = VecT(base, n)
+        return base
+
+    def type_or_error(self, t: ir.TypeRef, what: str) -> Optional[Type]:
+        r = self.resolve_type(t)
+        if r is None:
+            if scalar_by_name(t.name, self.floats) is None:
+                known = set(self.floats) | {"bool", "u8", "u16", "u32", "u64", "i8", "i16", "i32", "i64"}
+                self.error(t.loc, f"unknown type '{t.name}' for {what}{did_you_mean(t.name, known)}")
+            else:
+                for d in t.dims:
+                    self.const(d, f"the size of {what}", 1)
+        return r
+
+    def pc_type(self) -> Type:
+        st = self.storage.get("pc")
+        return st.type if st and not st.dims else IntT(False, 32)
+
+    # ---- storage -----------------------------------------------------------------------------------------
+    def storage_decls(self) -> None:
+        for rf in self.isa.regfiles:
+            self.regfile(rf)
+        for rc in self.isa.regclasses:
+            base = self.regs.get(rc.file)
+            if base is None:
+                self.error(rc.loc, f"register class {rc.name}: unknown register file '{rc.file}'"
+                                   f"{did_you_mean(rc.file, self.regs)}")
+                continue
+            lo, hi = self.const(rc.lo, "the class start"), self.const(rc.hi, "the class end")
+            if lo is not None and hi is not None and not (0 <= lo <= hi < base.count):
+                self.error(rc.loc, f"register class {rc.name}: {rc.file}[{lo}..{hi}] is outside "
+                                   f"{rc.file}[0..{base.count - 1}]")
+        for st in self.isa.states:
+            t = self.type_or_error(st.type, f"state {st.name}")
+            dims = tuple(self.const(d, f"a dimension of state {st.name}", 1) for d in st.dims)
+            if t is None or None in dims:
+                continue
+            if st.init is not None:
+                chk = Checker(self.ctx_partial())
+                it = chk.expr(st.init)
+                if it is not None:
+                    chk.coerce(it, t, st.init, f"state {st.name}")
+                    if not chk.is_static(st.init):
+                        self.error(st.init.loc, f"the initial value of state {st.name} must be a constant")
+            self.storage[st.name] = StorageInfo(dims, t, st.readonly)
+            self.types[st.name] = t
+        for m in self.isa.memories:
+            t = self.type_or_error(ir.TypeRef(m.elem, (), m.loc), f"memory {m.name}")
+            size = self.const(m.size, f"the size of memory {m.name}", 1)
+            if m.base is not None:
+                self.const(m.base, f"the base of memory {m.name}", 0)
+            if m.align is not None:
+                a = self.const(m.align, f"the alignment of memory {m.name}", 1)
+                if a is not None and a & (a - 1):
+                    self.error(m.align.loc, f"the alignment of memory {m.name} must be a power of two, got {a}")
+            if t is None or size is None:
+                continue
+            if isinstance(t, VecT):
+                self.error(m.loc, f"memory {m.name}: elements must be scalars")
+                continue
+            self.storage[m.name] = StorageInfo((size,), t, m.readonly, memory=True)
+            self.types[m.name] = t
+
+    def ctx_partial(self) -> Context:
+        return Context(self.params, self.regs, self.storage, self.floats, {m.name for m in self.isa.mxs},
+                       {}, self.resolve_type, IntT(False, 32), self.error)
+
+    def regfile(self, rf: ir.RegFile) -> None:
+        t = self.type_or_error(rf.type, f"register file {rf.name}")
+        count = self.const(rf.count, f"the size of register file {rf.name}", 1)
+        if t is None or count is None:
+            return
+        pattern = rf.asm or rf.name + "{n}"
+        if "{n}" not in pattern and count > 1:
+            self.error(rf.loc, f"register file {rf.name}: asm pattern '{pattern}' must contain {{n}}")
+            return
+        names = {pattern.replace("{n}", str(i)): i for i in range(count)}
+        for name, i in names.items():
+            self._regname(name, rf.name, i, rf.loc)
+        zero = set()
+        for z in rf.zero:
+            if z not in names:
+                self.error(rf.loc, f"register file {rf.name}: zero register '{z}' is not one of its registers"
+                                   f"{did_you_mean(z, names)}")
+            else:
+                zero.add(names[z])
+        for a in rf.aliases:
+            idx = a.target if isinstance(a.target, int) else names.get(a.target)
+            if idx is None or not 0 <= idx < count:
+                self.error(a.loc, f"alias {a.name}: {rf.name} has no register {a.target}")
+                continue
+            self._regname(a.name, rf.name, idx, a.loc)
+        if rf.group:
+            self.group(rf, t, count)
+        self.regs[rf.name] = RegInfo(t, count, frozenset(zero), rf.readonly)
+        self.types[rf.name] = t
+
+    def _regname(self, name: str, file: str, idx: int, loc: ir.Loc) -> None:
+        if name in self.regnames and self.regnames[name] != (file, idx):
+            f2, i2 = self.regnames[name]
+            self.error(loc, f"register name '{name}' already names {f2}[{i2}]")
+            return
+        self.regnames[name] = (file, idx)
+
+    def group(self, rf: ir.RegFile, t: Type, count: int) -> None:
+        total = 0
+        for part in rf.group:
+            if not (isinstance(part, ir.Index) and isinstance(part.base, ir.Name)):
+                self.error(part.loc, f"register group part must be FILE[index expression over n], got '{_show(part)}'")
+                return
+            src = self.regs.get(part.base.id)
+            if src is None:
+                self.error(part.loc, f"register group of {rf.name}: unknown register file '{part.base.id}'"
+                                     f"{did_you_mean(part.base.id, self.regs)}")
+                return
+            for n in range(count):
+                try:
+                    i = evaluate(part.index, lambda nm: n if nm.id == "n" else self.param_lookup(nm))
+                except (EvalError, _Missing) as exc:
+                    if isinstance(exc, EvalError):
+                        self.error(exc.loc, exc.message)
+                    return
+                if not 0 <= i < src.count:
+                    self.error(part.loc, f"register group: {rf.name}{n} needs {part.base.id}[{i}], "
+                                         f"but {part.base.id} has {src.count} registers")
+                    return
+            total += src.type.bits
+        if total != t.bits:
+            self.error(rf.loc, f"register group of {rf.name}: parts are {total} bits, but {rf.type.name} is {t.bits}")
+
+    def enum_decls(self) -> None:
+        for e in self.isa.enums:
+            names: set[str] = set()
+            for it in e.items:
+                if it.name in names:
+                    self.error(it.loc, f"enum {e.name}: '{it.name}' is listed twice")
+                if it.value < 0:
+                    self.error(it.loc, f"enum {e.name}: value {it.value} must not be negative")
+                names.add(it.name)
+            self.enums[e.name] = e
+
+    # ---- formats, slots, timing ------------------------------------------------------------------------
+    def format_decls(self) -> None:
+        word = self.isa.word or 32
+        slots = {s.name: s for s in self.isa.slots}
+        for s in self.isa.slots:
+            if s.width < 1:
+                self.error(s.loc, f"slot {s.name} must be at least 1 bit wide")
+        for f in self.isa.formats:
+            width = f.width if f.width is not None else word
+            if width < 1:
+                self.error(f.loc, f"format {f.name} must be at least 1 bit wide")
+                continue
+            lay = layout(f, width, self.error)
+            if f.bundle:
+                if width % word:
+                    self.error(f.loc, f"bundle {f.name} is {width} bits, not a multiple of the {word}-bit word")
+                for fl in f.fields:
+                    if fl.kind != "plain":
+                        continue
+                    s = slots.get(fl.name)
+                    if s is None:
+                        self.error(fl.loc, f"bundle {f.name} places unknown slot '{fl.name}'{did_you_mean(fl.name, slots)}")
+                    elif fl.bits.width != s.width:
+                        self.error(fl.loc, f"slot {s.name} is {s.width} bits, but bundle {f.name} gives it {fl.bits.width}")
+                    if fl.value is not None:
+                        self.error(fl.loc, f"bundle {f.name}: slot '{fl.name}' cannot have a value")
+            self.formats[f.name] = lay
+        bundles = [self.formats[f.name] for f in self.isa.formats if f.bundle and f.name in self.formats]
+        encs = [Encoded(b.name, "bundle", b.fixed_mask, b.fixed_match, self.isa.format(b.name).loc) for b in bundles]
+        for b in bundles:
+            if not b.fixed_mask:
+                self.error(self.isa.format(b.name).loc, f"bundle {b.name} has no fixed bits to identify it")
+        find_overlaps(encs, lambda loc, msg: self.error(loc, msg.replace("instructions", "bundle formats")))
+
+    def timing(self) -> None:
+        t = self.isa.timing
+        if t is None:
+            return
+        if t.model not in TIMING_PROPS:
+            self.error(t.loc, f"unknown timing model '{t.model}'; use inorder, ooo or vliw"
+                              f"{did_you_mean(t.model, TIMING_PROPS)}")
+            return
+        for u in t.units:
+            if u.name in self.units:
+                self.error(u.loc, f"duplicate unit '{u.name}'")
+            self.units.add(u.name)
+            for what, e in (("count", u.count), ("queue", u.queue)):
+                if e is not None:
+                    self.const(e, f"the {what} of unit {u.name}", 1)
+        props = TIMING_PROPS[t.model]
+        given = set()
+        for p in t.props:
+            if p.name not in props:
+                self.error(p.loc, f"timing {t.model} has no property '{p.name}'{did_you_mean(p.name, props)}")
+                continue
+            if p.name in given:
+                self.error(p.loc, f"timing property '{p.name}' given twice")
+            given.add(p.name)
+            self.const(p.value, f"timing property {p.name}", 0)
+        for req in TIMING_REQUIRED.get(t.model, ()):
+            if req not in given:
+                self.error(t.loc, f"timing {t.model} needs '{req} = ...'")
+        if t.model == "vliw" and not self.isa.slots:
+            self.error(t.loc, "timing vliw needs slot declarations")
+
+    # ---- functions ------------------------------------------------------------------------------------
+    def functions(self) -> None:
+        graph = nx.DiGraph()
+        for fn in self.isa.functions:
+            graph.add_node(fn.name)
+            for c in _calls(fn.body):
+                if c.func in self.ctx.functions:
+                    graph.add_edge(fn.name, c.func)
+        for cycle in nx.simple_cycles(graph):
+            fn = self.ctx.functions[cycle[0]]
+            self.error(fn.loc, "recursive functions: " + " -> ".join(cycle + [cycle[0]]))
+            return
+        for fn in self.isa.functions:
+            chk = Checker(self.ctx)
+            for p in fn.params:
+                pt = self.type_or_error(p.type, f"parameter {p.name} of {fn.name}")
+                if pt is not None:
+                    from .semantics import _Var
+                    chk.scopes[-1][p.name] = _Var(pt, False, False, "parameter")
+            rt = self.type_or_error(fn.result, f"the result of {fn.name}")
+            bt = chk.expr(fn.body)
+            if rt is not None and bt is not None:
+                chk.coerce(bt, rt, fn.body, f"the result of {fn.name}")
+
+    # ---- instructions ----------------------------------------------------------------------------------
+    def template(self, text: str, loc: ir.Loc) -> Optional[Template]:
+        try:
+            return parse_template(text)
+        except TemplateError as exc:
+            self.error(ir.Loc(loc.path, loc.line, loc.column + exc.column), str(exc))
+            return None
+
+    def operand_spec(self, op: Operand, loc: ir.Loc) -> Optional[OperandSpec]:
+        col = ir.Loc(loc.path, loc.line, loc.column + op.column)
+        m = _IMM_KIND.match(op.kind)
+        spec: Optional[OperandSpec] = None
+        if m:
+            width = int(m.group(2))
+            if not 1 <= width <= 64:
+                self.error(col, f"operand {op.name}: immediate width {width} must be between 1 and 64")
+                return None
+            kind = {"i": "imm", "u": "imm", "pcrel": "pcrel"}[m.group(1)]
+            spec = OperandSpec(op.name, kind, width, m.group(1) != "u")
+        elif op.kind in self.regs:
+            n = self.regs[op.kind].count
+            spec = OperandSpec(op.name, "reg", max(1, (n - 1).bit_length()), False, op.kind, 0, n)
+        elif op.kind in {rc.name for rc in self.isa.regclasses}:
+            rc = next(rc for rc in self.isa.regclasses if rc.name == op.kind)
+            lo, hi = self.const(rc.lo, "class start") or 0, self.const(rc.hi, "class end") or 0
+            spec = OperandSpec(op.name, "reg", max(1, (hi - lo).bit_length()), False, rc.file, lo, hi - lo + 1)
+        elif op.kind in self.enums:
+            e = self.enums[op.kind]
+            top = max((it.value for it in e.items), default=0)
+            spec = OperandSpec(op.name, "enum", max(1, top.bit_length()), False, op.kind)
+        else:
+            known = set(self.regs) | set(self.enums) | {rc.name for rc in self.isa.regclasses} | {"i12", "u5", "pcrel13"}
+            self.error(col, f"operand {op.name}: unknown kind '{op.kind}' (a register file, register class, "
+                            f"enum, iN, uN or pcrelN){did_you_mean(op.kind, known)}")
+            return None
+        if op.default is not None:
+            spec.default = self.default_value(op, spec, col)
+        return spec
+
+    def default_value(self, op: Operand, spec: OperandSpec, loc: ir.Loc) -> Optional[int]:
+        d = op.default
+        if isinstance(d, str):
+            if spec.kind == "enum":
+                items = {it.name: it.value for it in self.enums[spec.regfile].items}
+                if d in items:
+                    return items[d]
+            if spec.kind == "reg" and d in self.regnames and self.regnames[d][0] == spec.regfile:
+                return self.regnames[d][1]
+            self.error(loc, f"operand {op.name}: default '{d}' is not a valid {op.kind}")
+            return None
+        if spec.kind == "reg":
+            ok = 0 <= d < spec.count
+        elif spec.kind == "enum":
+            ok = d in {it.value for it in self.enums[spec.regfile].items} or 0 <= d <= spec.hi
+        else:
+            ok = spec.lo <= d <= spec.hi
+        if not ok:
+            self.error(loc, f"operand {op.name}: default {d} is out of range for {op.kind}")
+            return None
+        return d
+
+    def instruction(self, insn: ir.Instruction) -> None:
+        tpl = self.template(insn.syntax, insn.syntax_loc) if insn.syntax else None
+        if tpl is None:
+            return
+        self.mnemonics.add(self.norm(tpl.mnemonic))
+        operands: dict[str, OperandSpec] = {}
+        for op in tpl.operands:
+            spec = self.operand_spec(op, insn.syntax_loc)
+            if spec is not None:
+                operands[op.name] = spec
+        spec = InsnSpec(insn, tpl, operands, None, {})
+        self.encoding(insn, spec)
+        self.insns[insn.name] = spec
+        if self.isa.timing and self.isa.timing.model != "vliw" and insn.unit and insn.unit not in self.units:
+            self.error(insn.loc, f"instruction {insn.name}: unknown unit '{insn.unit}'{did_you_mean(insn.unit, self.units)}")
+        if self.isa.timing and insn.unit == "" and self.isa.timing.model != "vliw":
+            self.error(insn.loc, f"instruction {insn.name} needs a 'unit' (timing {self.isa.timing.model} has "
+                                 f"units {', '.join(sorted(self.units))})")
+        if not self.isa.timing and insn.unit:
+            self.error(insn.loc, f"instruction {insn.name} names unit '{insn.unit}' but the isa has no timing section")
+        chk = Checker(self.ctx, self.semantic_operands(operands))
+        for what in ("cycles", "latency"):
+            e = getattr(insn, what)
+            if e is not None:
+                t = chk.expr(e)
+                if t is not None and not is_int(t):
+                    self.error(e.loc, f"{what} must be an integer expression, got {t}")
+        chk.block(insn.semantics)
+        for ex in insn.examples:
+            self.example(ex, {})
+
+    def semantic_operands(self, operands: dict[str, OperandSpec]) -> dict[str, OperandInfo]:
+        out = {}
+        for name, s in operands.items():
+            if s.kind == "reg":
+                out[name] = OperandInfo(IntT(False, 32), s.regfile)
+            elif s.kind == "enum":
+                out[name] = OperandInfo(IntT(False, 32))
+            elif s.kind == "pcrel":
+                out[name] = OperandInfo(self.ctx.pc_type)  # the absolute target address
+            else:
+                out[name] = OperandInfo(IntT(s.signed, s.width))
+        return out
+
+    def encoding(self, insn: ir.Instruction, spec: InsnSpec) -> None:
+        enc = insn.encoding
+        if enc is None:
+            self.error(insn.loc, f"instruction {insn.name} has no 'encoding'")
+            return
+        lay = self.formats.get(enc.format)
+        if lay is None:
+            fmt = self.isa.format(enc.format)
+            if fmt is None:
+                self.error(enc.loc, f"instruction {insn.name}: unknown format '{enc.format}'"
+                                    f"{did_you_mean(enc.format, [f.name for f in self.isa.formats])}")
+            return
+        if lay.bundle:
+            self.error(enc.loc, f"instruction {insn.name}: '{enc.format}' is a bundle format; encode with a slot format")
+            return
+        spec.format = lay
+        if insn.slot:
+            slot = next((s for s in self.isa.slots if s.name == insn.slot), None)
+            if slot is None:
+                self.error(insn.loc, f"instruction {insn.name}: unknown slot '{insn.slot}'"
+                                     f"{did_you_mean(insn.slot, [s.name for s in self.isa.slots])}")
+            elif slot.width != lay.width:
+                self.error(enc.loc, f"instruction {insn.name}: format {lay.name} is {lay.width} bits but slot "
+                                    f"{slot.name} is {slot.width}")
+        elif self.isa.slots and lay.width != (self.isa.word or 32):
+            self.error(insn.loc, f"instruction {insn.name} needs a 'slot' (its format is {lay.width} bits)")
+        mask, match = lay.fixed_mask, lay.fixed_match
+        bound: dict[str, str] = {}
+        used_ops: dict[str, str] = {}
+        for b in enc.bindings:
+            fl = lay.fields.get(b.field)
+            if fl is None:
+                self.error(b.loc, f"format {lay.name} has no field '{b.field}'{did_you_mean(b.field, lay.fields)}")
+                named = b.field if b.value is None else getattr(b.value, "id", None)
+                used_ops.setdefault(named, b.field)  # do not also report the operand as unencoded
+                continue
+            if b.field in bound:
+                self.error(b.loc, f"field '{b.field}' is bound twice")
+                continue
+            bound[b.field] = ""
+            opname = b.field if b.value is None else (b.value.id if isinstance(b.value, ir.Name) and
+                                                      b.value.id in spec.operands else None)
+            if opname is None and b.value is None or (opname is not None and opname not in spec.operands):
+                self.error(b.loc, f"instruction {insn.name} binds field '{b.field}' to operand '{b.field}', "
+                                  f"which its syntax does not have")
+                continue
+            if opname is not None:
+                if opname in used_ops:
+                    self.error(b.loc, f"operand '{opname}' is encoded twice (fields '{used_ops[opname]}' and '{b.field}')")
+                    continue
+                used_ops[opname] = b.field
+                bound[b.field] = opname
+                self.field_fits(insn, spec.operands[opname], fl, b.loc)
+                continue
+            if isinstance(b.value, ir.Name) and b.value.id not in self.params:
+                self.error(b.value.loc, f"'{b.value.id}' is neither an operand of {insn.name} nor a parameter")
+                continue
+            v = self.const(b.value, f"the value of field '{b.field}'")
+            if v is None:
+                continue
+            if v < 0 or v >= (1 << fl.value_width) or v & ((1 << fl.shift) - 1):
+                self.error(b.value.loc, f"value {v:#x} does not fit in the {fl.value_width}-bit field '{b.field}'")
+                continue
+            mask |= fl.word_mask
+            match = fl.insert(match, v)
+        for name, fl in lay.fields.items():
+            if name not in bound:
+                if fl.default is None:
+                    self.error(enc.loc, f"instruction {insn.name}: field '{name}' of format {lay.name} is not bound")
+                else:
+                    mask |= fl.word_mask
+                    match = fl.insert(match, fl.default)
+        for name in spec.operands:
+            if name not in used_ops:
+                self.error(enc.loc, f"instruction {insn.name}: operand '{name}' is not encoded in any field")
+        spec.fields = {f: o for f, o in bound.items() if o}
+        spec.mask, spec.match = mask, match
+
+    def field_fits(self, insn, op: OperandSpec, fl: FieldLayout, loc: ir.Loc) -> None:
+        need = op.width
+        if op.kind in ("reg", "enum"):
+            if need > fl.value_width:
+                self.error(loc, f"field '{fl.name}' ({fl.value_width} bits) is too narrow for operand '{op.name}' "
+                                f"({op.regfile or op.kind}, needs {need} bits)")
+            return
+        if fl.value_width < need:
+            self.error(loc, f"field '{fl.name}' ({fl.value_width} bits) is too narrow for operand '{op.name}' "
+                            f"({'i' if op.signed else 'u'}{need}" + (" pc-relative" if op.kind == "pcrel" else "") +
+                       f", needs {need} bits)")
+
+    def overlaps(self) -> None:
+        encs = []
+        for spec in self.insns.values():
+            if spec.format is None:
+                continue
+            group = spec.insn.slot or f"w{spec.format.width}"
+            encs.append(Encoded(spec.insn.name, group, spec.mask, spec.match, spec.insn.loc))
+        find_overlaps(encs, self.error)
+
+    def slot_nops(self) -> None:
+        for s in self.isa.slots:
+            if s.nop and self.norm(s.nop) not in self.mnemonics:
+                self.error(s.loc, f"slot {s.name}: nop '{s.nop}' is not an instruction mnemonic")
+
+    # ---- pseudos -----------------------------------------------------------------------------------------
+    def norm(self, mnemonic: str) -> str:
+        return mnemonic.lower() if self.dialect_value("case") == ("insensitive",) else mnemonic
+
+    def dialect_value(self, name: str):
+        if self.isa.dialect:
+            for o in self.isa.dialect.options:
+                if o.name == name:
+                    return o.values
+        return None
+
+    def pseudo(self, p: ir.Pseudo) -> None:
+        tpl = self.template(p.syntax, p.syntax_loc)
+        if tpl is None:
+            return
+        operands = {}
+        for op in tpl.operands:
+            s = self.operand_spec(op, p.syntax_loc)
+            if s is not None:
+                operands[op.name] = s
+        chk = Checker(self.ctx, self.semantic_operands(operands))
+        for i, e in enumerate(p.expansions):
+            if e.when is None and i != len(p.expansions) - 1:
+                self.error(e.loc, f"pseudo {p.name}: only the last expansion may omit 'when'")
+            if e.when is not None:
+                if i == len(p.expansions) - 1:
+                    self.error(e.loc, f"pseudo {p.name}: the last expansion must not have 'when' (it is the fallback)")
+                chk.condition(e.when, "when")
+            if not e.lines:
+                self.error(e.loc, f"pseudo {p.name}: empty expansion")
+            for line in e.lines:
+                word = line.strip().split(None, 1)[0] if line.strip() else ""
+                if self.norm(word) not in self.mnemonics:
+                    self.error(e.loc, f"pseudo {p.name} expands to unknown instruction '{word}'"
+                                      f"{did_you_mean(self.norm(word), self.mnemonics)}")
+                for ref in re.findall(r"\{([^{}]*)\}", line):
+                    if ref not in operands:
+                        self.error(e.loc, f"pseudo {p.name}: expansion uses '{{{ref}}}', which is not one of its operands")
+        self.pseudos[p.name] = tpl
+        self.mnemonics.add(self.norm(tpl.mnemonic))
+
+    # ---- dialect, ABI, hwloop, examples ---------------------------------------------------------------------
+    def dialect(self) -> None:
+        d = self.isa.dialect
+        if d is None:
+            return
+        seen = set()
+        for o in d.options:
+            spec = DIALECT_OPTIONS.get(o.name)
+            if spec is None:
+                self.error(o.loc, f"unknown dialect option '{o.name}'{did_you_mean(o.name, DIALECT_OPTIONS)}")
+                continue
+            if o.name in seen:
+                self.error(o.loc, f"dialect option '{o.name}' given twice")
+            seen.add(o.name)
+            kind, allowed = spec
+            for v in o.values:
+                if kind == "directive" and not (isinstance(v, str) and v.startswith(".")):
+                    self.error(o.loc, f"dialect {o.name}: '{v}' is not a directive (directives start with '.')")
+                elif kind == "str" and (not isinstance(v, str) or v == ""):
+                    self.error(o.loc, f"dialect {o.name} needs non-empty strings")
+                elif allowed is not None and v not in allowed:
+                    self.error(o.loc, f"dialect {o.name}: '{v}' is not one of {', '.join(sorted(allowed))}")
+        names = {r.name for r in d.relocs}
+        seen_r = set()
+        for r in d.relocs:
+            if r.name in seen_r:
+                self.error(r.loc, f"relocation operator %{r.name} defined twice")
+            seen_r.add(r.name)
+            if r.paired and r.paired not in names:
+                self.error(r.loc, f"%{r.name} is paired with unknown operator %{r.paired}")
+            chk = Checker(self.ctx)
+            from .semantics import _Var
+            chk.scopes[-1][r.arg] = _Var(IntT(True, 64), False, True, "argument")
+            chk.scopes[-1]["pc"] = _Var(IntT(True, 64), False, True, "argument")
+            t = chk.expr(r.value)
+            if t is not None and not is_int(t):
+                self.error(r.value.loc, f"%{r.name} must compute an integer, got {t}")
+
+    def abi(self) -> None:
+        a = self.isa.abi
+        if a is None:
+            return
+        if a.entry is not None:
+            self.const(a.entry, "the abi entry address", 0)
+        for name in a.args:
+            if name not in self.regnames:
+                self.error(a.args_loc, f"abi args: unknown register '{name}'{did_you_mean(name, self.regnames)}")
+        if a.end:
+            kind = a.end[0]
+            arg = a.end[1] if len(a.end) > 1 else ""
+            if kind == "halt":
+                if not arg or self.norm(arg) not in self.mnemonics:
+                    self.error(a.end_loc, f"abi end halt: '{arg}' is not an instruction mnemonic"
+                                          f"{did_you_mean(self.norm(arg), self.mnemonics)}" if arg else
+                               "abi end halt needs the mnemonic of the instruction that ends a kernel")
+            elif kind == "return":
+                if arg not in self.regnames:
+                    self.error(a.end_loc, f"abi end return: unknown register '{arg}'")
+            else:
+                self.error(a.end_loc, f"abi end must be 'halt MNEMONIC' or 'return REG', not '{kind}'")
+        if a.stack:
+            reg, value = a.stack
+            if reg not in self.regnames:
+                self.error(a.loc, f"abi stack: unknown register '{reg}'{did_you_mean(reg, self.regnames)}")
+            self.const(value, "the abi stack top", 0)
+        for rg in a.regions:
+            mem = self.storage.get(rg.memory)
+            if mem is None or not mem.memory:
+                self.error(rg.loc, f"abi region {rg.name}: unknown memory '{rg.memory}'"
+                                   f"{did_you_mean(rg.memory, [m.name for m in self.isa.memories])}")
+                continue
+            if rg.role not in ABI_ROLES:
+                self.error(rg.loc, f"abi region {rg.name}: role must be one of {', '.join(sorted(ABI_ROLES))}")
+            lo, hi = self.const(rg.lo, "a region start", 0), self.const(rg.hi, "a region end", 0)
+            if lo is not None and hi is not None and not (lo < hi <= mem.dims[0]):
+                self.error(rg.loc, f"abi region {rg.name}: [{lo}..{hi}] is not inside {rg.memory}[0..{mem.dims[0]}]")
+
+    def hwloop(self) -> None:
+        h = self.isa.hwloop
+        if h is None:
+            return
+        for what, name in (("start", h.start), ("end", h.end)):
+            if name and name not in self.insns and self.isa.instruction(name) is None:
+                self.error(h.loc, f"hwloop {what}: unknown instruction '{name}'"
+                                  f"{did_you_mean(name, [i.name for i in self.isa.instructions])}")
+        if h.depth is not None:
+            self.const(h.depth, "the hardware loop depth", 1)
+
+    def example(self, ex: ir.Example, operands) -> None:
+        if not ex.code.strip():
+            self.error(ex.loc, "example has no code")
+        chk = Checker(self.ctx, operands)
+        chk.block(ex.given)
+        for e in ex.expect:
+            chk.condition(e, "expect")
+
+
+class _Missing(Exception):
+    """A parameter whose own definition failed; its error is already reported."""
+
+
+def _calls(e: ir.Expr):
+    if isinstance(e, ir.Call):
+        yield e
+        for a in e.args:
+            yield from _calls(a)
+    elif isinstance(e, ir.Reduce):
+        for k in (e.lo, e.hi, e.body):
+            yield from _calls(k)
+    else:
+        from .params import _children
+        for k in _children(e):
+            yield from _calls(k)
+
+
+def _show(e) -> str:
+    from .printer import expr
+    return expr(e)
+
+

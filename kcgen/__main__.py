@@ -1,0 +1,3 @@
+from kcgen.cli import main
+
+main()
