@@ -184,7 +184,8 @@ class _Check:
                         (scalar_by_name(item.name, {}) is not None or item.name in BUILTIN_FLOATS):
                     self.error(item.loc, f"'{item.name}' is a built-in type name")
                     continue
-                if item.name in ("pc", "true", "false", "inf", "nan") and what != "instruction":
+                if item.name in ("pc", "true", "false", "inf", "nan") and what != "instruction" and \
+                        not (what == "state" and item.name == "pc"):  # `state pc: u64` sets the pc type
                     self.error(item.loc, f"'{item.name}' is a reserved name")
                     continue
                 seen[item.name] = (what, item.loc)
@@ -727,6 +728,12 @@ class _Check:
             if need > fl.value_width:
                 self.error(loc, f"field '{fl.name}' ({fl.value_width} bits) is too narrow for operand '{op.name}' "
                                 f"({op.regfile or op.kind}, needs {need} bits)")
+            return
+        if fl.shift and need != fl.value_width:
+            self.error(loc, f"field '{fl.name}' holds a {fl.value_width}-bit value whose low {fl.shift} bit"
+                            f"{'s are' if fl.shift > 1 else ' is'} implicitly zero, so operand '{op.name}' must be "
+                            f"{'i' if op.signed else 'u'}{fl.value_width}" + (" pc-relative" if op.kind == "pcrel" else "") +
+                       f" (a multiple of {1 << fl.shift}), not {'i' if op.signed else 'u'}{need}")
             return
         if fl.value_width < need:
             self.error(loc, f"field '{fl.name}' ({fl.value_width} bits) is too narrow for operand '{op.name}' "
