@@ -15,7 +15,7 @@ from typing import Mapping, Optional
 from . import ir
 from .check import Spec, check
 from .diagnostics import Diagnostic, IsaError, Reporter
-from .parser import parse_file, parse_text
+from .parser import deep_recursion, parse_file, parse_text, too_deep
 from .resolve import resolve
 
 TARGETS_DIR = Path(__file__).resolve().parent.parent / "targets"
@@ -47,6 +47,12 @@ class _Loader:
     def add_text(self, text: str, path: str) -> tuple[ir.ISA, ...]:
         self.sources[path] = text
         isas = parse_text(text, path)
+        seen: dict[str, ir.ISA] = {}
+        for isa in isas:
+            if isa.name in seen:
+                raise IsaError([Diagnostic(isa.loc, f"duplicate isa '{isa.name}' (first at line {seen[isa.name].loc.line})")],
+                               self.sources)
+            seen[isa.name] = isa
         self.files[path] = isas
         return isas
 
@@ -76,7 +82,11 @@ class _Loader:
         reporter = Reporter(self.sources)
         merged = resolve(raw, self.find, reporter)
         reporter.raise_if_failed()
-        spec = check(merged, reporter, defines)
+        try:
+            with deep_recursion():
+                spec = check(merged, reporter, defines)
+        except RecursionError:
+            raise too_deep(raw.loc.path, self.sources) from None
         reporter.raise_if_failed()
         assert spec is not None
         return spec

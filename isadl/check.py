@@ -16,7 +16,7 @@ from . import ir
 from .diagnostics import Reporter, did_you_mean
 from .encoding import Encoded, FieldLayout, FormatLayout, find_overlaps, layout
 from .params import EvalError, evaluate, names_in, resolve
-from .semantics import Checker, Context, OperandInfo, RegInfo, StorageInfo
+from .semantics import Checker, Context, OperandInfo, RegInfo, StorageInfo, _Var
 from .syntax import Operand, Template, TemplateError, parse_template
 from .types import BOOL, INT, FloatT, IntLitT, IntT, Type, VecT, is_int, scalar_by_name
 
@@ -29,6 +29,8 @@ TIMING_PROPS = {
     "vliw": {"issue_width", "branch_delay", "mem_latency", "load_latency", "clock_mhz"},
 }
 TIMING_REQUIRED = {"ooo": ("width", "rob")}
+MAX_REGS = 1 << 16
+MAX_FORMAT_BITS = 1024
 DIALECT_OPTIONS = {
     # name: (value kinds allowed, allowed literal values or None)
     "comment": ("str", None),
@@ -125,6 +127,9 @@ class _Check:
         self.pseudos: dict[str, Template] = {}
         self.units: set[str] = set()
         self.mnemonics: set[str] = set()
+        self.word = isa.word or 32
+        self.timing_ok = True
+        self.regclasses: dict[str, tuple[str, int, int]] = {}  # name -> (file, lo, hi) when valid
 
     def error(self, loc: ir.Loc, message: str) -> None:
         self.r.error(loc, message)
@@ -141,7 +146,7 @@ class _Check:
         self.timing()
         self.ctx = Context(self.params, self.regs, self.storage, self.floats, {m.name for m in isa.mxs},
                            {f.name: f for f in isa.functions}, self.resolve_type,
-                           self.pc_type(), self.error)
+                           self.pc_type(), self.error, self.broken_params)
         self.functions()
         for insn in isa.instructions:
             self.instruction(insn)
@@ -163,7 +168,8 @@ class _Check:
     def header(self) -> None:
         isa = self.isa
         if isa.word is not None and (isa.word % 8 or not 8 <= isa.word <= 128):
-            self.error(isa.loc, f"word {isa.word} must be a multiple of 8 between 8 and 128")
+            self.error(isa.word_loc, f"word {isa.word} must be a multiple of 8 between 8 and 128")
+            self.word = 32  # keep checking the rest with a sane word
         if isa.endian and isa.endian not in ("little", "big"):
             self.error(isa.loc, f"endian must be little or big, not '{isa.endian}'")
 
@@ -178,7 +184,8 @@ class _Check:
             for item in items:
                 if item.name in seen:
                     other, loc = seen[item.name]
-                    self.error(item.loc, f"duplicate name '{item.name}': already a {other} at line {loc.line}")
+                    article = "an" if other[0] in "aeiou" else "a"
+                    self.error(item.loc, f"duplicate name '{item.name}': already {article} {other} at line {loc.line}")
                     continue
                 if what not in ("instruction", "pseudo", "parameter") and \
                         (scalar_by_name(item.name, {}) is not None or item.name in BUILTIN_FLOATS):
@@ -201,6 +208,7 @@ class _Check:
         for e in errors:
             self.error(e.loc, e.message)
         self.params = values
+        self.broken_params = {p.name for p in self.isa.params} - set(values)
         for c in self.isa.constraints:
             try:
                 ok = evaluate(c.cond, self.param_lookup)
@@ -248,7 +256,7 @@ class _Check:
                 continue
             exp, man = args["exp"], args["man"]
             if not 1 <= exp <= 15:
-                self.error(f.loc, f"float {f.name}: exp={exp} must be between 1 and 15")
+                self.error(self._arg_loc(f.args, "exp"), f"float {f.name}: exp={exp} must be between 1 and 15")
                 continue
             bits = exp + man + (0 if "unsigned" in args else 1)
             if bits > 64:
@@ -334,17 +342,27 @@ class _Check:
         for rc in self.isa.regclasses:
             base = self.regs.get(rc.file)
             if base is None:
-                self.error(rc.loc, f"register class {rc.name}: unknown register file '{rc.file}'"
-                                   f"{did_you_mean(rc.file, self.regs)}")
+                self.error(rc.file_loc, f"register class {rc.name}: unknown register file '{rc.file}'"
+                                        f"{did_you_mean(rc.file, self.regs)}")
                 continue
             lo, hi = self.const(rc.lo, "the class start"), self.const(rc.hi, "the class end")
-            if lo is not None and hi is not None and not (0 <= lo <= hi < base.count):
-                self.error(rc.loc, f"register class {rc.name}: {rc.file}[{lo}..{hi}] is outside "
-                                   f"{rc.file}[0..{base.count - 1}]")
+            if lo is None or hi is None:
+                continue
+            if lo > hi:
+                self.error(rc.lo.loc, f"register class {rc.name}: {rc.file}[{lo}..{hi}] is reversed; "
+                                      f"write {rc.file}[{hi}..{lo}]")
+            elif not (0 <= lo and hi < base.count):
+                self.error(rc.lo.loc, f"register class {rc.name}: {rc.file}[{lo}..{hi}] is outside "
+                                      f"{rc.file}[0..{base.count - 1}]")
+            else:
+                self.regclasses[rc.name] = (rc.file, lo, hi)
         for st in self.isa.states:
             t = self.type_or_error(st.type, f"state {st.name}")
             dims = tuple(self.const(d, f"a dimension of state {st.name}", 1) for d in st.dims)
             if t is None or None in dims:
+                continue
+            if st.name == "pc" and (dims or not isinstance(t, IntT) or t.signed):
+                self.error(st.loc, "state pc must be an unsigned integer scalar, such as u32 or u64")
                 continue
             if st.init is not None:
                 chk = Checker(self.ctx_partial())
@@ -379,26 +397,29 @@ class _Check:
     def regfile(self, rf: ir.RegFile) -> None:
         t = self.type_or_error(rf.type, f"register file {rf.name}")
         count = self.const(rf.count, f"the size of register file {rf.name}", 1)
+        if count is not None and count > MAX_REGS:
+            self.error(rf.count.loc, f"register file {rf.name} has {count} registers; at most {MAX_REGS}")
+            return
         if t is None or count is None:
             return
         pattern = rf.asm or rf.name + "{n}"
         if "{n}" not in pattern and count > 1:
-            self.error(rf.loc, f"register file {rf.name}: asm pattern '{pattern}' must contain {{n}}")
+            self.error(rf.asm_loc, f"register file {rf.name}: asm pattern '{pattern}' must contain {{n}}")
             return
         names = {pattern.replace("{n}", str(i)): i for i in range(count)}
         for name, i in names.items():
             self._regname(name, rf.name, i, rf.loc)
         zero = set()
-        for z in rf.zero:
+        for z, zloc in zip(rf.zero, rf.zero_locs or (rf.loc,) * len(rf.zero)):
             if z not in names:
-                self.error(rf.loc, f"register file {rf.name}: zero register '{z}' is not one of its registers"
+                self.error(zloc, f"register file {rf.name}: zero register '{z}' is not one of its registers"
                                    f"{did_you_mean(z, names)}")
             else:
                 zero.add(names[z])
         for a in rf.aliases:
             idx = a.target if isinstance(a.target, int) else names.get(a.target)
             if idx is None or not 0 <= idx < count:
-                self.error(a.loc, f"alias {a.name}: {rf.name} has no register {a.target}")
+                self.error(a.target_loc, f"alias {a.name}: {rf.name} has no register {a.target}")
                 continue
             self._regname(a.name, rf.name, idx, a.loc)
         if rf.group:
@@ -437,7 +458,7 @@ class _Check:
                     return
             total += src.type.bits
         if total != t.bits:
-            self.error(rf.loc, f"register group of {rf.name}: parts are {total} bits, but {rf.type.name} is {t.bits}")
+            self.error(rf.group_loc, f"register group of {rf.name}: parts are {total} bits, but {rf.type.name} is {t.bits}")
 
     def enum_decls(self) -> None:
         for e in self.isa.enums:
@@ -452,20 +473,21 @@ class _Check:
 
     # ---- formats, slots, timing ------------------------------------------------------------------------
     def format_decls(self) -> None:
-        word = self.isa.word or 32
+        word = self.word
         slots = {s.name: s for s in self.isa.slots}
         for s in self.isa.slots:
             if s.width < 1:
                 self.error(s.loc, f"slot {s.name} must be at least 1 bit wide")
         for f in self.isa.formats:
             width = f.width if f.width is not None else word
-            if width < 1:
-                self.error(f.loc, f"format {f.name} must be at least 1 bit wide")
+            if not 1 <= width <= MAX_FORMAT_BITS:
+                self.error(f.width_loc, f"{'bundle' if f.bundle else 'format'} {f.name} is {width} bits wide; "
+                                        f"formats are 1 to {MAX_FORMAT_BITS} bits")
                 continue
             lay = layout(f, width, self.error)
             if f.bundle:
                 if width % word:
-                    self.error(f.loc, f"bundle {f.name} is {width} bits, not a multiple of the {word}-bit word")
+                    self.error(f.width_loc, f"bundle {f.name} is {width} bits, not a multiple of the {word}-bit word")
                 for fl in f.fields:
                     if fl.kind != "plain":
                         continue
@@ -491,6 +513,7 @@ class _Check:
         if t.model not in TIMING_PROPS:
             self.error(t.loc, f"unknown timing model '{t.model}'; use inorder, ooo or vliw"
                               f"{did_you_mean(t.model, TIMING_PROPS)}")
+            self.timing_ok = False
             return
         for u in t.units:
             if u.name in self.units:
@@ -531,9 +554,9 @@ class _Check:
             chk = Checker(self.ctx)
             for p in fn.params:
                 pt = self.type_or_error(p.type, f"parameter {p.name} of {fn.name}")
-                if pt is not None:
-                    from .semantics import _Var
-                    chk.scopes[-1][p.name] = _Var(pt, False, False, "parameter")
+                if p.name in chk.scopes[-1]:
+                    self.error(p.loc, f"function {fn.name}: parameter '{p.name}' is listed twice")
+                chk.scopes[-1][p.name] = _Var(pt, False, False, "parameter")  # None: type in error
             rt = self.type_or_error(fn.result, f"the result of {fn.name}")
             bt = chk.expr(fn.body)
             if rt is not None and bt is not None:
@@ -561,10 +584,11 @@ class _Check:
         elif op.kind in self.regs:
             n = self.regs[op.kind].count
             spec = OperandSpec(op.name, "reg", max(1, (n - 1).bit_length()), False, op.kind, 0, n)
-        elif op.kind in {rc.name for rc in self.isa.regclasses}:
-            rc = next(rc for rc in self.isa.regclasses if rc.name == op.kind)
-            lo, hi = self.const(rc.lo, "class start") or 0, self.const(rc.hi, "class end") or 0
-            spec = OperandSpec(op.name, "reg", max(1, (hi - lo).bit_length()), False, rc.file, lo, hi - lo + 1)
+        elif op.kind in self.regclasses:
+            file, lo, hi = self.regclasses[op.kind]
+            spec = OperandSpec(op.name, "reg", max(1, (hi - lo).bit_length()), False, file, lo, hi - lo + 1)
+        elif any(rc.name == op.kind for rc in self.isa.regclasses):
+            return None  # the class itself is in error, reported where it is declared
         elif op.kind in self.enums:
             e = self.enums[op.kind]
             top = max((it.value for it in e.items), default=0)
@@ -613,13 +637,15 @@ class _Check:
         spec = InsnSpec(insn, tpl, operands, None, {})
         self.encoding(insn, spec)
         self.insns[insn.name] = spec
-        if self.isa.timing and self.isa.timing.model != "vliw" and insn.unit and insn.unit not in self.units:
-            self.error(insn.loc, f"instruction {insn.name}: unknown unit '{insn.unit}'{did_you_mean(insn.unit, self.units)}")
-        if self.isa.timing and insn.unit == "" and self.isa.timing.model != "vliw":
+        if not self.timing_ok:
+            pass
+        elif self.isa.timing and self.isa.timing.model != "vliw" and insn.unit and insn.unit not in self.units:
+            self.error(insn.unit_loc, f"instruction {insn.name}: unknown unit '{insn.unit}'{did_you_mean(insn.unit, self.units)}")
+        elif self.isa.timing and insn.unit == "" and self.isa.timing.model != "vliw":
             self.error(insn.loc, f"instruction {insn.name} needs a 'unit' (timing {self.isa.timing.model} has "
                                  f"units {', '.join(sorted(self.units))})")
-        if not self.isa.timing and insn.unit:
-            self.error(insn.loc, f"instruction {insn.name} names unit '{insn.unit}' but the isa has no timing section")
+        elif not self.isa.timing and insn.unit:
+            self.error(insn.unit_loc, f"instruction {insn.name} names unit '{insn.unit}' but the isa has no timing section")
         chk = Checker(self.ctx, self.semantic_operands(operands))
         for what in ("cycles", "latency"):
             e = getattr(insn, what)
@@ -663,14 +689,15 @@ class _Check:
         if insn.slot:
             slot = next((s for s in self.isa.slots if s.name == insn.slot), None)
             if slot is None:
-                self.error(insn.loc, f"instruction {insn.name}: unknown slot '{insn.slot}'"
+                self.error(insn.slot_loc, f"instruction {insn.name}: unknown slot '{insn.slot}'"
                                      f"{did_you_mean(insn.slot, [s.name for s in self.isa.slots])}")
             elif slot.width != lay.width:
                 self.error(enc.loc, f"instruction {insn.name}: format {lay.name} is {lay.width} bits but slot "
                                     f"{slot.name} is {slot.width}")
-        elif self.isa.slots and lay.width != (self.isa.word or 32):
+        elif self.isa.slots and lay.width != self.word:
             self.error(insn.loc, f"instruction {insn.name} needs a 'slot' (its format is {lay.width} bits)")
         mask, match = lay.fixed_mask, lay.fixed_match
+        template_names = {op.name for op in spec.template.operands}
         bound: dict[str, str] = {}
         used_ops: dict[str, str] = {}
         for b in enc.bindings:
@@ -685,7 +712,10 @@ class _Check:
                 continue
             bound[b.field] = ""
             opname = b.field if b.value is None else (b.value.id if isinstance(b.value, ir.Name) and
-                                                      b.value.id in spec.operands else None)
+                                                      b.value.id in template_names else None)
+            if opname is not None and opname in template_names and opname not in spec.operands:
+                used_ops.setdefault(opname, b.field)  # its kind is in error, reported at the syntax
+                continue
             if opname is None and b.value is None or (opname is not None and opname not in spec.operands):
                 self.error(b.loc, f"instruction {insn.name} binds field '{b.field}' to operand '{b.field}', "
                                   f"which its syntax does not have")
@@ -698,8 +728,16 @@ class _Check:
                 bound[b.field] = opname
                 self.field_fits(insn, spec.operands[opname], fl, b.loc)
                 continue
+            mentioned = [n for n in names_in(b.value) if n.id in template_names]
+            if mentioned:
+                for n in mentioned:
+                    used_ops.setdefault(n.id, b.field)
+                self.error(b.value.loc, f"field '{b.field}' must be bound to a bare operand or a constant, "
+                                        f"not '{_show(b.value)}' (scale operands with a scattered field)")
+                continue
             if isinstance(b.value, ir.Name) and b.value.id not in self.params:
-                self.error(b.value.loc, f"'{b.value.id}' is neither an operand of {insn.name} nor a parameter")
+                if b.value.id not in self.broken_params:
+                    self.error(b.value.loc, f"'{b.value.id}' is neither an operand of {insn.name} nor a parameter")
                 continue
             v = self.const(b.value, f"the value of field '{b.field}'")
             if v is None:
@@ -716,7 +754,7 @@ class _Check:
                 else:
                     mask |= fl.word_mask
                     match = fl.insert(match, fl.default)
-        for name in spec.operands:
+        for name in template_names:
             if name not in used_ops:
                 self.error(enc.loc, f"instruction {insn.name}: operand '{name}' is not encoded in any field")
         spec.fields = {f: o for f, o in bound.items() if o}
@@ -752,7 +790,7 @@ class _Check:
     def slot_nops(self) -> None:
         for s in self.isa.slots:
             if s.nop and self.norm(s.nop) not in self.mnemonics:
-                self.error(s.loc, f"slot {s.name}: nop '{s.nop}' is not an instruction mnemonic")
+                self.error(s.nop_loc, f"slot {s.name}: nop '{s.nop}' is not an instruction mnemonic")
 
     # ---- pseudos -----------------------------------------------------------------------------------------
     def norm(self, mnemonic: str) -> str:
@@ -774,6 +812,7 @@ class _Check:
             s = self.operand_spec(op, p.syntax_loc)
             if s is not None:
                 operands[op.name] = s
+        template_names = {op.name for op in tpl.operands}
         chk = Checker(self.ctx, self.semantic_operands(operands))
         for i, e in enumerate(p.expansions):
             if e.when is None and i != len(p.expansions) - 1:
@@ -784,14 +823,17 @@ class _Check:
                 chk.condition(e.when, "when")
             if not e.lines:
                 self.error(e.loc, f"pseudo {p.name}: empty expansion")
-            for line in e.lines:
-                word = line.strip().split(None, 1)[0] if line.strip() else ""
+            for line, lloc in zip(e.lines, e.line_locs or (e.loc,) * len(e.lines)):
+                stripped = line.lstrip()
+                word = stripped.split(None, 1)[0] if stripped else ""
+                wloc = ir.Loc(lloc.path, lloc.line, lloc.column + len(line) - len(stripped))
                 if self.norm(word) not in self.mnemonics:
-                    self.error(e.loc, f"pseudo {p.name} expands to unknown instruction '{word}'"
-                                      f"{did_you_mean(self.norm(word), self.mnemonics)}")
-                for ref in re.findall(r"\{([^{}]*)\}", line):
-                    if ref not in operands:
-                        self.error(e.loc, f"pseudo {p.name}: expansion uses '{{{ref}}}', which is not one of its operands")
+                    self.error(wloc, f"pseudo {p.name} expands to unknown instruction '{word}'"
+                                     f"{did_you_mean(self.norm(word), self.mnemonics)}")
+                for m in re.finditer(r"\{([^{}]*)\}", line):
+                    if m.group(1) not in template_names:
+                        self.error(ir.Loc(lloc.path, lloc.line, lloc.column + m.start()),
+                                   f"pseudo {p.name}: expansion uses '{{{m.group(1)}}}', which is not one of its operands")
         self.pseudos[p.name] = tpl
         self.mnemonics.add(self.norm(tpl.mnemonic))
 
@@ -810,13 +852,13 @@ class _Check:
                 self.error(o.loc, f"dialect option '{o.name}' given twice")
             seen.add(o.name)
             kind, allowed = spec
-            for v in o.values:
+            for v, vloc in zip(o.values, o.value_locs or (o.loc,) * len(o.values)):
                 if kind == "directive" and not (isinstance(v, str) and v.startswith(".")):
-                    self.error(o.loc, f"dialect {o.name}: '{v}' is not a directive (directives start with '.')")
+                    self.error(vloc, f"dialect {o.name}: '{v}' is not a directive (directives start with '.')")
                 elif kind == "str" and (not isinstance(v, str) or v == ""):
-                    self.error(o.loc, f"dialect {o.name} needs non-empty strings")
+                    self.error(vloc, f"dialect {o.name} needs non-empty strings")
                 elif allowed is not None and v not in allowed:
-                    self.error(o.loc, f"dialect {o.name}: '{v}' is not one of {', '.join(sorted(allowed))}")
+                    self.error(vloc, f"dialect {o.name}: '{v}' is not one of {', '.join(sorted(allowed))}")
         names = {r.name for r in d.relocs}
         seen_r = set()
         for r in d.relocs:
@@ -824,9 +866,8 @@ class _Check:
                 self.error(r.loc, f"relocation operator %{r.name} defined twice")
             seen_r.add(r.name)
             if r.paired and r.paired not in names:
-                self.error(r.loc, f"%{r.name} is paired with unknown operator %{r.paired}")
+                self.error(r.paired_loc, f"%{r.name} is paired with unknown operator %{r.paired}")
             chk = Checker(self.ctx)
-            from .semantics import _Var
             chk.scopes[-1][r.arg] = _Var(IntT(True, 64), False, True, "argument")
             chk.scopes[-1]["pc"] = _Var(IntT(True, 64), False, True, "argument")
             t = chk.expr(r.value)
@@ -839,9 +880,9 @@ class _Check:
             return
         if a.entry is not None:
             self.const(a.entry, "the abi entry address", 0)
-        for name in a.args:
+        for name, aloc in zip(a.args, a.arg_locs or (a.args_loc,) * len(a.args)):
             if name not in self.regnames:
-                self.error(a.args_loc, f"abi args: unknown register '{name}'{did_you_mean(name, self.regnames)}")
+                self.error(aloc, f"abi args: unknown register '{name}'{did_you_mean(name, self.regnames)}")
         if a.end:
             kind = a.end[0]
             arg = a.end[1] if len(a.end) > 1 else ""
@@ -858,7 +899,7 @@ class _Check:
         if a.stack:
             reg, value = a.stack
             if reg not in self.regnames:
-                self.error(a.loc, f"abi stack: unknown register '{reg}'{did_you_mean(reg, self.regnames)}")
+                self.error(a.stack_loc, f"abi stack: unknown register '{reg}'{did_you_mean(reg, self.regnames)}")
             self.const(value, "the abi stack top", 0)
         for rg in a.regions:
             mem = self.storage.get(rg.memory)
@@ -876,9 +917,9 @@ class _Check:
         h = self.isa.hwloop
         if h is None:
             return
-        for what, name in (("start", h.start), ("end", h.end)):
+        for what, name, loc in (("start", h.start, h.start_loc), ("end", h.end, h.end_loc)):
             if name and name not in self.insns and self.isa.instruction(name) is None:
-                self.error(h.loc, f"hwloop {what}: unknown instruction '{name}'"
+                self.error(loc, f"hwloop {what}: unknown instruction '{name}'"
                                   f"{did_you_mean(name, [i.name for i in self.isa.instructions])}")
         if h.depth is not None:
             self.const(h.depth, "the hardware loop depth", 1)

@@ -54,12 +54,12 @@ class FormatLayout:
     bundle: bool
 
 
-def _range_ok(bits: ir.Bits, width: int, what: str, error: ErrorFn) -> bool:
+def _range_ok(bits: ir.Bits, width: int, what: str, error: ErrorFn, limit: str = "") -> bool:
     if bits.hi < bits.lo:
         error(bits.loc, f"bit range {bits.hi}:{bits.lo} of {what} is reversed; write {bits.lo}:{bits.hi}")
         return False
     if bits.hi >= width:
-        error(bits.loc, f"{what} bits {bits.hi}:{bits.lo} exceed the {width}-bit format")
+        error(bits.loc, f"{what} {_b(bits)} exceed {limit or f'the {width}-bit format'}")
         return False
     return True
 
@@ -68,11 +68,17 @@ def layout(fmt: ir.Format, width: int, error: ErrorFn) -> FormatLayout:
     owner: list[Optional[str]] = [None] * width
     fields: dict[str, FieldLayout] = {}
     fixed_mask = fixed_match = 0
+    failed = False
+
+    def fail(loc: ir.Loc, message: str) -> None:
+        nonlocal failed
+        failed = True
+        error(loc, message)
 
     def claim(bits: ir.Bits, who: str, loc: ir.Loc) -> bool:
         for b in range(bits.lo, bits.hi + 1):
             if owner[b] is not None:
-                error(loc, f"{who} overlap{'s' if who.startswith('field') else ''} {owner[b]} at bit {b}")
+                fail(loc, f"{who} overlap{'s' if who.startswith('field') else ''} {owner[b]} at bit {b}")
                 return False
         for b in range(bits.lo, bits.hi + 1):
             owner[b] = who
@@ -81,13 +87,15 @@ def layout(fmt: ir.Format, width: int, error: ErrorFn) -> FormatLayout:
     for f in fmt.fields:
         who = f"field '{f.name}'" if f.name else ("fixed bits" if f.kind == "fixed" else "ignored bits")
         if f.name and f.name in fields:
-            error(f.loc, f"duplicate field '{f.name}' in format {fmt.name}")
+            fail(f.loc, f"duplicate field '{f.name}' in format {fmt.name}")
             continue
         if f.kind in ("plain", "fixed", "ignore"):
-            if not _range_ok(f.bits, width, who, error) or not claim(f.bits, who, f.bits.loc):
+            bits_of = f"field '{f.name}' bits" if f.name else who
+            if not _range_ok(f.bits, width, bits_of, fail) or not claim(f.bits, who, f.bits.loc):
                 continue
             if f.value is not None and f.value >= (1 << f.bits.width):
-                error(f.loc, f"value {f.value:#x} does not fit in {f.bits.width}-bit {who}")
+                fail(f.value_loc if f.value_loc.line else f.loc,
+                     f"value {f.value:#x} does not fit in {f.bits.width}-bit {who}")
                 continue
             if f.kind == "fixed":
                 m = ((1 << f.bits.width) - 1) << f.bits.lo
@@ -101,17 +109,17 @@ def layout(fmt: ir.Format, width: int, error: ErrorFn) -> FormatLayout:
         vowner: dict[int, bool] = {}
         ok = True
         for p in f.pieces:
-            if not _range_ok(p.value, 64, f"value of field '{f.name}'", error) or \
-                    not _range_ok(p.word, width, who, error):
+            if not _range_ok(p.value, 64, f"field '{f.name}' value bits", fail, "64 bits") or \
+                    not _range_ok(p.word, width, f"field '{f.name}' bits", fail):
                 ok = False
                 continue
             if p.value.width != p.word.width:
-                error(p.loc, f"piece {_b(p.value)} = {_b(p.word)} of field '{f.name}' maps "
+                fail(p.loc, f"piece {_b(p.value)} = {_b(p.word)} of field '{f.name}' maps "
                              f"{p.value.width} value bits to {p.word.width} word bits")
                 ok = False
                 continue
             if any(b in vowner for b in range(p.value.lo, p.value.hi + 1)):
-                error(p.loc, f"value bits {_b(p.value)} of field '{f.name}' are mapped twice")
+                fail(p.loc, f"value bits {_b(p.value)} of field '{f.name}' are mapped twice")
                 ok = False
                 continue
             for b in range(p.value.lo, p.value.hi + 1):
@@ -125,11 +133,11 @@ def layout(fmt: ir.Format, width: int, error: ErrorFn) -> FormatLayout:
         lo, hi = min(vowner), max(vowner)
         missing = [b for b in range(lo, hi + 1) if b not in vowner]
         if missing:
-            error(f.loc, f"value bit {missing[0]} of field '{f.name}' is not mapped to the word")
+            fail(f.loc, f"value bit {missing[0]} of field '{f.name}' is not mapped to the word")
             continue
         fields[f.name] = FieldLayout(f.name, tuple(sorted(pieces)), hi + 1, lo, None)
     uncovered = [b for b in range(width) if owner[b] is None]
-    if uncovered:
+    if uncovered and not failed:  # after a field error the gap is its consequence, not a new error
         runs = _runs(uncovered)
         text = ", ".join(f"{h}:{l}" if h != l else str(h) for h, l in runs)
         error(fmt.loc, f"bits {text} of format {fmt.name} are not covered; add a field or `ignore {runs[0][0]}:{runs[0][1]}`")

@@ -229,6 +229,7 @@ class Alias:
     name: str
     target: Union[int, str]  # register index, or the assembly name of a register
     loc: Loc = _loc()
+    target_loc: Loc = _loc()
 
 
 @dataclass(frozen=True)
@@ -243,6 +244,9 @@ class RegFile:
     group: tuple[Expr, ...] = ()  # register groups: parts in low-to-high order, over `n`
     doc: str = ""
     loc: Loc = _loc()
+    asm_loc: Loc = _loc()
+    zero_locs: tuple[Loc, ...] = field(default=(), compare=False, hash=False, repr=False)
+    group_loc: Loc = _loc()
 
 
 @dataclass(frozen=True)
@@ -254,6 +258,7 @@ class RegClass:
     hi: Expr
     doc: str = ""
     loc: Loc = _loc()
+    file_loc: Loc = _loc()
 
 
 @dataclass(frozen=True)
@@ -308,6 +313,7 @@ class Field:
     pieces: tuple[Piece, ...] = ()
     value: Optional[int] = None
     loc: Loc = _loc()
+    value_loc: Loc = _loc()
 
 
 @dataclass(frozen=True)
@@ -317,6 +323,7 @@ class Format:
     fields: tuple[Field, ...]
     bundle: bool = False  # a VLIW bundle format (fields name slots)
     loc: Loc = _loc()
+    width_loc: Loc = _loc()
 
 
 @dataclass(frozen=True)
@@ -326,6 +333,7 @@ class Slot:
     nop: str = ""
     doc: str = ""
     loc: Loc = _loc()
+    nop_loc: Loc = _loc()
 
 
 @dataclass(frozen=True)
@@ -408,6 +416,8 @@ class Instruction:
     section: str = ""
     loc: Loc = _loc()
     syntax_loc: Loc = _loc()
+    unit_loc: Loc = _loc()
+    slot_loc: Loc = _loc()
 
 
 @dataclass(frozen=True)
@@ -415,6 +425,7 @@ class Expansion:
     when: Optional[Expr]
     lines: tuple[str, ...]
     loc: Loc = _loc()
+    line_locs: tuple[Loc, ...] = field(default=(), compare=False, hash=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -452,6 +463,7 @@ class DialectOpt:
     name: str
     values: tuple[Union[str, int], ...]  # strings keep their quotes off; directives keep the dot
     loc: Loc = _loc()
+    value_locs: tuple[Loc, ...] = field(default=(), compare=False, hash=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -463,6 +475,7 @@ class Reloc:
     value: Expr
     paired: str = ""
     loc: Loc = _loc()
+    paired_loc: Loc = _loc()
 
 
 @dataclass(frozen=True)
@@ -495,6 +508,8 @@ class Abi:
     loc: Loc = _loc()
     args_loc: Loc = _loc()
     end_loc: Loc = _loc()
+    arg_locs: tuple[Loc, ...] = field(default=(), compare=False, hash=False, repr=False)
+    stack_loc: Loc = _loc()
 
 
 @dataclass(frozen=True)
@@ -504,6 +519,8 @@ class HwLoop:
     depth: Optional[Expr] = None
     doc: str = ""
     loc: Loc = _loc()
+    start_loc: Loc = _loc()
+    end_loc: Loc = _loc()
 
 
 @dataclass(frozen=True)
@@ -543,6 +560,8 @@ class ISA:
     examples: tuple[Example, ...] = ()
     sections: tuple[Section, ...] = ()
     loc: Loc = _loc()
+    word_loc: Loc = _loc()
+    extends_loc: Loc = _loc()
 
     # lookups (built lazily; the dataclass stays frozen and comparisons ignore them)
     def instruction(self, name: str) -> Optional[Instruction]:

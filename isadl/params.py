@@ -13,6 +13,9 @@ import sympy
 from . import ir
 
 
+MAX_BITS = 256  # constants wider than this are certainly a mistake (and would exhaust memory)
+
+
 class EvalError(Exception):
     def __init__(self, loc: ir.Loc, message: str):
         super().__init__(message)
@@ -21,7 +24,9 @@ class EvalError(Exception):
 
 
 def _log2(loc, x):
-    if x <= 0 or x & (x - 1):
+    if x <= 0:
+        raise EvalError(loc, f"log2({x}) is undefined")
+    if x & (x - 1):
         raise EvalError(loc, f"log2({x}) is not an integer; use clog2() to round up")
     return x.bit_length() - 1
 
@@ -106,14 +111,18 @@ def evaluate(e: ir.Expr, lookup: Callable[[ir.Name], int]) -> int:
         if e.op == "||" and a:
             return 1
         b = evaluate(e.right, lookup)
-        return _binary(e, a, b)
+        v = _binary(e, a, b)
+        if v.bit_length() > MAX_BITS:
+            raise EvalError(e.loc, f"value of '{e.op}' has {v.bit_length()} bits; constants are limited to {MAX_BITS}")
+        return v
     if isinstance(e, ir.Cond):
         return evaluate(e.then, lookup) if evaluate(e.cond, lookup) else evaluate(e.orelse, lookup)
     if isinstance(e, ir.Call) and e.func in FUNCTIONS:
         arity, fn = FUNCTIONS[e.func]
         if (arity >= 0 and len(e.args) != arity) or (arity < 0 and len(e.args) < -arity):
-            want = f"{arity}" if arity >= 0 else f"at least {-arity}"
-            raise EvalError(e.loc, f"{e.func}() takes {want} argument(s), got {len(e.args)}")
+            n = arity if arity >= 0 else -arity
+            want = f"{'' if arity >= 0 else 'at least '}{n} argument{'s' if n != 1 else ''}"
+            raise EvalError(e.loc, f"{e.func}() takes {want}, got {len(e.args)}")
         return fn(e.loc, *(evaluate(a, lookup) for a in e.args))
     what = {ir.FloatLit: "a float", ir.Index: "an index", ir.Slice: "a bit slice",
             ir.Reduce: "a reduction", ir.Call: "a call"}.get(type(e), "this")
@@ -127,10 +136,10 @@ def _binary(e: ir.Binary, a: int, b: int) -> int:
         raise EvalError(e.loc, "division by zero")
     if op in ("<<", ">>", "**") and b < 0:
         raise EvalError(e.loc, f"negative {'exponent' if op == '**' else 'shift'} {b}")
-    if op == "**" and b > 4096:
-        raise EvalError(e.loc, f"exponent {b} is too large")
-    if op == "<<" and b > 4096:
-        raise EvalError(e.loc, f"shift {b} is too large")
+    if op in ("**", "<<") and b > MAX_BITS:
+        raise EvalError(e.loc, f"{'exponent' if op == '**' else 'shift'} {b} is too large")
+    if op == "**" and a.bit_length() * b > MAX_BITS:
+        raise EvalError(e.loc, f"{a} ** {b} has more than {MAX_BITS} bits; constants are limited to {MAX_BITS}")
     return {
         "+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b,
         "/": lambda: _trunc_div(a, b), "%": lambda: a - b * _trunc_div(a, b),

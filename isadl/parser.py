@@ -5,7 +5,9 @@ name resolution and every semantic rule live in isadl.check.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
+import sys
 import textwrap
 from pathlib import Path
 
@@ -46,42 +48,68 @@ def process_triple(body: str) -> str:
     return textwrap.dedent(body).strip()
 
 
-# Human names for the grammar's terminals, for "expected ..." messages.
-_TERMINAL_NAMES = {
-    "NAME": "a name", "INT": "an integer", "FLOAT": "a number", "STRING": "a string",
-    "DIRECTIVE": "a directive", "LBRACE": "'{'", "RBRACE": "'}'", "LPAR": "'('", "RPAR": "')'",
-    "LSQB": "'['", "RSQB": "']'", "COLON": "':'", "COMMA": "','", "EQUAL": "'='", "SEMICOLON": "';'",
-    "MINUS": "'-'", "MORETHAN": "'>'", "QMARK": "'?'", "__ANON_0": "'..'", "DOUBLE_DOT": "'..'",
+# Human names for the grammar's pattern terminals; literal terminals are shown as written.
+_PATTERN_NAMES = {
+    "NAME": "a name", "INT": "an integer", "FLOAT": "a number", "STRING": "a string", "DIRECTIVE": "a directive",
+    "OR": "'||'", "AND": "'&&'", "CMP": "a comparison", "BOR": "'|'", "XOR": "'^'", "BAND": "'&'",
+    "SHIFT": "'<<' or '>>'", "ADDOP": "'+' or '-'", "MULOP": "'*', '/' or '%'", "POW": "'**'", "UNOP": "'!' or '~'",
 }
+_OPERATORS = {"OR", "AND", "CMP", "BOR", "XOR", "BAND", "SHIFT", "ADDOP", "MULOP", "POW", "UNOP", "QMARK"}
+_EXPR_START = {"NAME", "INT", "FLOAT", "LPAR"}
+
+
+@functools.cache
+def _terminal_text() -> dict[str, str]:
+    out = {}
+    for t in _lark().terminals:
+        if t.name in _PATTERN_NAMES:
+            out[t.name] = _PATTERN_NAMES[t.name]
+        elif t.pattern.type == "str":
+            out[t.name] = f"'{t.pattern.value}'"
+    return out
+
+
+def _expected(expected) -> list[str]:
+    names = set(expected)
+    if _EXPR_START & names and len(_EXPR_START & names) >= 3:
+        names = (names - _EXPR_START - _OPERATORS) | {"<expr>"}
+    elif names - _OPERATORS:
+        names -= _OPERATORS  # after a complete expression, list what may follow it, not every operator
+    text = _terminal_text()
+    return sorted({"an expression" if n == "<expr>" else text[n] for n in names if n == "<expr>" or n in text})
 
 
 def _describe_expected(expected) -> str:
-    names = []
-    for term in sorted(expected):
-        if term.startswith("__") and term not in _TERMINAL_NAMES:
-            continue
-        names.append(_TERMINAL_NAMES.get(term, f"'{term.lower()}'" if term.isupper() and len(term) > 3
-                                         and not term.startswith("_") else term))
-    names = sorted(set(names))
-    if not names:
-        return ""
-    if len(names) > 6:
+    names = _expected(expected)
+    if not names or len(names) > 6:
         return ""
     return "; expected " + (names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1])
 
 
-def _syntax_error(path: str, exc: UnexpectedInput) -> Diagnostic:
+def _keyword_hint(word: str, expected) -> str:
+    keywords = [v.strip("'") for k, v in _terminal_text().items() if k in expected and v[1:2].isalpha()]
+    from .diagnostics import did_you_mean
+    return did_you_mean(word, keywords)
+
+
+def _syntax_error(path: str, text: str, exc: UnexpectedInput) -> Diagnostic:
     loc = ir.Loc(path, exc.line if exc.line > 0 else 1, exc.column if exc.column > 0 else 1)
     if isinstance(exc, UnexpectedCharacters):
+        if exc.char == '"':
+            return Diagnostic(loc, "unterminated string")
         return Diagnostic(loc, f"unexpected character {exc.char!r}")
-    if isinstance(exc, UnexpectedEOF):
-        return Diagnostic(loc, "unexpected end of file" + _describe_expected(exc.expected))
+    if isinstance(exc, UnexpectedEOF) or (isinstance(exc, UnexpectedToken) and exc.token.type == "$END"):
+        if not any(line.split("#", 1)[0].strip() for line in text.splitlines()):
+            return Diagnostic(ir.Loc(path, 1, 1), "empty file: expected 'isa NAME { ... }'")
+        end = ir.Loc(path, text.count("\n") + (0 if text.endswith("\n") else 1),
+                     len(text.rsplit("\n", 2)[-2 if text.endswith("\n") else -1]) + 1)
+        return Diagnostic(end, "unexpected end of file (missing '}'?)")
     assert isinstance(exc, UnexpectedToken)
     tok = exc.token
-    if tok.type == "$END":
-        return Diagnostic(loc, "unexpected end of file (missing '}'?)")
+    expected = exc.accepts or exc.expected
     what = f"'{tok.value}'" if tok.type != "STRING" else "string"
-    return Diagnostic(loc, f"unexpected {what}" + _describe_expected(exc.accepts or exc.expected))
+    hint = _keyword_hint(str(tok.value), expected) if str(tok.value).isidentifier() else ""
+    return Diagnostic(loc, f"unexpected {what}" + (hint or _describe_expected(expected)))
 
 
 def parse_text(text: str, path: str = "<string>") -> tuple[ir.ISA, ...]:
@@ -90,14 +118,38 @@ def parse_text(text: str, path: str = "<string>") -> tuple[ir.ISA, ...]:
     try:
         tree = _lark().parse(text)
     except UnexpectedInput as exc:
-        raise IsaError([_syntax_error(path, exc)], {path: text}) from None
+        raise IsaError([_syntax_error(path, text, exc)], {path: text}) from None
     builder = _Builder(path, reporter)
     try:
-        isas = builder.transform(tree)
-    except lark.exceptions.VisitError as exc:  # an internal error, not the user's
-        raise exc.orig_exc
+        with deep_recursion():
+            isas = builder.transform(tree)
+    except lark.exceptions.VisitError as exc:
+        if isinstance(exc.orig_exc, RecursionError):
+            raise too_deep(path, {path: text}) from None
+        raise exc.orig_exc  # an internal error, not the user's
+    except RecursionError:
+        raise too_deep(path, {path: text}) from None
     reporter.raise_if_failed()
     return tuple(isas)
+
+
+RECURSION_LIMIT = 20000
+
+
+@contextlib.contextmanager
+def deep_recursion():
+    """Expressions are trees walked recursively; allow deep ones (a 3000-term sum) while we walk them."""
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, RECURSION_LIMIT))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(old)
+
+
+def too_deep(path: str, sources: dict[str, str]) -> IsaError:
+    return IsaError([Diagnostic(ir.Loc(path, 0, 0), "an expression is nested too deeply to process; split it up")],
+                    sources)
 
 
 def parse_file(path: str | Path) -> tuple[ir.ISA, ...]:
@@ -109,8 +161,16 @@ def parse_file(path: str | Path) -> tuple[ir.ISA, ...]:
     return parse_text(text, str(path))
 
 
-def _int(tok: Token) -> int:
-    return int(tok.replace("_", ""), 0)
+def parse_int(text: str) -> int:
+    """An isadl integer literal: decimal (leading zeros allowed), 0x hex or 0b binary, `_` separators."""
+    digits = text.replace("_", "")
+    if digits[:2].lower() == "0x":
+        return int(digits[2:], 16)
+    if digits[:2].lower() == "0b":
+        return int(digits[2:], 2)
+    if len(digits) > 1 and digits[0] == "0":
+        raise ValueError("leading zero")  # C and GNU as read 010 as octal: refuse the ambiguity
+    return int(digits, 10)
 
 
 def _flag(node) -> bool:
@@ -124,6 +184,15 @@ class _Builder(Transformer):
         super().__init__()
         self.path = path
         self.reporter = reporter
+
+    def _int(self, tok: Token) -> int:
+        try:
+            return parse_int(tok)
+        except ValueError:
+            digits = tok.replace("_", "")
+            hint = "; a leading 0 is ambiguous (octal in C and GNU as)" if digits[:1] == "0" and digits[1:2].isdigit() else ""
+            self.reporter.error(self.loc(tok), f"malformed integer '{tok}'{hint}")
+            return 0
 
     def loc(self, meta_or_tok) -> ir.Loc:
         return ir.Loc(self.path, getattr(meta_or_tok, "line", 0) or 0, getattr(meta_or_tok, "column", 0) or 0)
@@ -146,6 +215,7 @@ class _Builder(Transformer):
                                         "states", "memories", "formats", "slots", "enums", "instructions",
                                         "pseudos", "functions", "examples", "sections")}
         singles: dict = {}
+        singles_loc: dict = {}
         docs = []
         where = f"isa {name}"
         for kind, value, imeta in self._flatten(items):
@@ -154,6 +224,8 @@ class _Builder(Transformer):
                 docs.append(value)
             elif kind in self._SINGLES:
                 if kind not in singles:
+                    if kind == "word":
+                        value, singles_loc[kind] = value
                     singles[kind] = value
                 else:
                     self.reporter.error(self.loc(imeta), f"duplicate '{kind}' in {where}")
@@ -169,7 +241,8 @@ class _Builder(Transformer):
             version=singles.get("version", ""), word=singles.get("word"), endian=singles.get("endian", ""),
             doc="\n\n".join(docs), timing=singles.get("timing"), dialect=singles.get("dialect"),
             abi=singles.get("abi"), hwloop=singles.get("hwloop"),
-            **{k: tuple(v) for k, v in fields.items()}, loc=self.loc(name))
+            **{k: tuple(v) for k, v in fields.items()}, loc=self.loc(name),
+            word_loc=singles_loc.get("word", ir.NOWHERE), extends_loc=self.loc(extends) if extends else ir.NOWHERE)
 
     _SINGLES = ("version", "word", "endian", "timing", "dialect", "abi", "hwloop")
 
@@ -195,7 +268,7 @@ class _Builder(Transformer):
 
     @v_args(meta=True)
     def word(self, meta, c):
-        return ("word", _int(c[0]), meta)
+        return ("word", (self._int(c[0]), self.loc(c[0])), meta)
 
     @v_args(meta=True)
     def endian(self, meta, c):
@@ -235,7 +308,7 @@ class _Builder(Transformer):
 
     def kw_value(self, c):
         key, val = c
-        value = _int(val) if val.type == "INT" else str(val)
+        value = self._int(val) if val.type == "INT" else str(val)
         return ir.KwArg(str(key), value, self.loc(key))
 
     def kw_flag(self, c):
@@ -251,7 +324,12 @@ class _Builder(Transformer):
         name, count, type_, *items = c
         opts: dict = {"aliases": [], "zero": [], "group": [], "doc": []}
         singles: dict = {}
+        locs: dict = {"zero": []}
         for kind, value, imeta in self._flatten(items):
+            if kind == "zero":
+                locs["zero"].append(self.loc(imeta))
+            elif kind in ("asm", "group"):
+                locs.setdefault(kind, self.loc(imeta))
             if kind in ("asm", "readonly", "group"):
                 if not self._once(singles, kind, f"regs {name}", imeta):
                     continue
@@ -266,11 +344,12 @@ class _Builder(Transformer):
         return ("regfiles", ir.RegFile(
             str(name), count, type_, asm=singles.get("asm", ""), aliases=tuple(opts["aliases"]),
             zero=tuple(opts["zero"]), readonly=singles.get("readonly", False), group=tuple(opts["group"]),
-            doc="\n\n".join(opts["doc"]), loc=self.loc(name)), meta)
+            doc="\n\n".join(opts["doc"]), loc=self.loc(name), asm_loc=locs.get("asm", ir.NOWHERE),
+            zero_locs=tuple(locs["zero"]), group_loc=locs.get("group", ir.NOWHERE)), meta)
 
     @v_args(meta=True)
     def reg_asm(self, meta, c):
-        return ("asm", unquote(c[0]), meta)
+        return ("asm", unquote(c[0]), _TokMeta(c[0].line, c[0].column))
 
     @v_args(meta=True)
     def reg_alias(self, meta, c):
@@ -278,11 +357,12 @@ class _Builder(Transformer):
 
     def alias(self, c):
         name, target = c
-        return ir.Alias(str(name), _int(target) if target.type == "INT" else str(target), self.loc(name))
+        return ir.Alias(str(name), self._int(target) if target.type == "INT" else str(target), self.loc(name),
+                        self.loc(target))
 
     @v_args(meta=True)
     def reg_zero(self, meta, c):
-        return ("zero", str(c[0]), meta)
+        return ("zero", str(c[0]), c[0])
 
     @v_args(meta=True)
     def reg_readonly(self, meta, c):
@@ -296,7 +376,7 @@ class _Builder(Transformer):
     def regclass(self, meta, c):
         name, file, lo, hi, doc = c
         return ("regclasses", ir.RegClass(str(name), str(file), lo, hi, unquote(doc) if doc else "",
-                                          self.loc(name)), meta)
+                                          self.loc(name), self.loc(file)), meta)
 
     @v_args(meta=True)
     def state(self, meta, c):
@@ -337,18 +417,20 @@ class _Builder(Transformer):
     @v_args(meta=True)
     def format(self, meta, c):
         name, width, *fields = c
-        return ("formats", ir.Format(str(name), _int(width) if width else None,
-                                     tuple(f for f in fields if isinstance(f, ir.Field)), False, self.loc(name)), meta)
+        return ("formats", ir.Format(str(name), self._int(width) if width else None,
+                                     tuple(f for f in fields if isinstance(f, ir.Field)), False, self.loc(name),
+                                     self.loc(width) if width else ir.NOWHERE), meta)
 
     @v_args(meta=True)
     def bundle(self, meta, c):
         name, width, *fields = c
-        return ("formats", ir.Format(str(name), _int(width), tuple(f for f in fields if isinstance(f, ir.Field)),
-                                     True, self.loc(name)), meta)
+        return ("formats", ir.Format(str(name), self._int(width), tuple(f for f in fields if isinstance(f, ir.Field)),
+                                     True, self.loc(name), self.loc(width)), meta)
 
     def field_plain(self, c):
         name, bits, value = c
-        return ir.Field("plain", str(name), bits=bits, value=_int(value) if value else None, loc=self.loc(name))
+        return ir.Field("plain", str(name), bits=bits, value=self._int(value) if value else None, loc=self.loc(name),
+                        value_loc=self.loc(value) if value else ir.NOWHERE)
 
     def field_scattered(self, c):
         name, *pieces = c
@@ -360,7 +442,7 @@ class _Builder(Transformer):
 
     @v_args(meta=True)
     def field_fixed(self, meta, c):
-        return ir.Field("fixed", "", bits=c[0], value=_int(c[1]), loc=self.loc(meta))
+        return ir.Field("fixed", "", bits=c[0], value=self._int(c[1]), loc=self.loc(meta), value_loc=self.loc(c[1]))
 
     @v_args(meta=True)
     def field_ignore(self, meta, c):
@@ -369,14 +451,14 @@ class _Builder(Transformer):
     @v_args(meta=True)
     def bits(self, meta, c):
         hi, lo = c
-        h = _int(hi)
-        return ir.Bits(h, _int(lo) if lo is not None else h, self.loc(meta))
+        h = self._int(hi)
+        return ir.Bits(h, self._int(lo) if lo is not None else h, self.loc(meta))
 
     @v_args(meta=True)
     def slot(self, meta, c):
         name, width, nop, doc = c
-        return ("slots", ir.Slot(str(name), _int(width), str(nop) if nop else "", unquote(doc) if doc else "",
-                                 self.loc(name)), meta)
+        return ("slots", ir.Slot(str(name), self._int(width), str(nop) if nop else "", unquote(doc) if doc else "",
+                                 self.loc(name), self.loc(nop) if nop else ir.NOWHERE), meta)
 
     @v_args(meta=True)
     def enum(self, meta, c):
@@ -388,7 +470,7 @@ class _Builder(Transformer):
     def enum_item(self, c):
         name, value = c
         spelled = unquote(name) if name.type == "STRING" else str(name)
-        return ir.EnumItem(spelled, _int(value), self.loc(name))
+        return ir.EnumItem(spelled, self._int(value), self.loc(name))
 
     # ---- timing ----------------------------------------------------------------------------------
     @v_args(meta=True)
@@ -434,7 +516,7 @@ class _Builder(Transformer):
         name, *items = c
         singles: dict = {}
         docs, examples = [], []
-        syntax_loc = ir.NOWHERE
+        locs: dict = {}
         for kind, value, imeta in self._flatten(items):
             if kind == "doc":
                 docs.append(value)
@@ -442,15 +524,15 @@ class _Builder(Transformer):
                 examples.append(value)
             elif self._once(singles, kind, f"instruction {name}", imeta):
                 singles[kind] = value
-                if kind == "syntax":
-                    syntax_loc = self.loc(imeta)
+                locs[kind] = self.loc(imeta)
         if "syntax" not in singles:
             self.reporter.error(self.loc(name), f"instruction {name} has no 'syntax'")
         return ("instructions", ir.Instruction(
             str(name), singles.get("syntax", ""), singles.get("encoding"), slot=singles.get("slot", ""),
             unit=singles.get("unit", ""), cycles=singles.get("cycles"), latency=singles.get("latency"),
             semantics=singles.get("semantics", ()), doc="\n\n".join(docs), examples=tuple(examples),
-            loc=self.loc(name), syntax_loc=syntax_loc), meta)
+            loc=self.loc(name), syntax_loc=locs.get("syntax", ir.NOWHERE), unit_loc=locs.get("unit", ir.NOWHERE),
+            slot_loc=locs.get("slot", ir.NOWHERE)), meta)
 
     @v_args(meta=True)
     def syntax(self, meta, c):
@@ -468,11 +550,11 @@ class _Builder(Transformer):
 
     @v_args(meta=True)
     def insn_slot(self, meta, c):
-        return ("slot", str(c[0]), meta)
+        return ("slot", str(c[0]), c[0])
 
     @v_args(meta=True)
     def insn_unit(self, meta, c):
-        return ("unit", str(c[0]), meta)
+        return ("unit", str(c[0]), c[0])
 
     @v_args(meta=True)
     def cycles(self, meta, c):
@@ -506,7 +588,8 @@ class _Builder(Transformer):
     @v_args(meta=True)
     def expansion(self, meta, c):
         when, *lines = c
-        return ir.Expansion(when, tuple(unquote(s) for s in lines), self.loc(meta))
+        return ir.Expansion(when, tuple(unquote(s) for s in lines), self.loc(meta),
+                            tuple(ir.Loc(self.path, s.line, s.column + 1) for s in lines))
 
     @v_args(meta=True)
     def function(self, meta, c):
@@ -545,19 +628,20 @@ class _Builder(Transformer):
 
     def dialect_opt(self, c):
         name, *values = c
-        return ir.DialectOpt(str(name), tuple(values), self.loc(name))
+        return ir.DialectOpt(str(name), tuple(v for v, _ in values), self.loc(name), tuple(loc for _, loc in values))
 
     def dvalue(self, c):
         tok = c[0]
         if tok.type == "STRING":
-            return unquote(tok)
+            return unquote(tok), self.loc(tok)
         if tok.type == "INT":
-            return _int(tok)
-        return str(tok)
+            return self._int(tok), self.loc(tok)
+        return str(tok), self.loc(tok)
 
     def reloc(self, c):
         name, arg, value, paired = c
-        return ir.Reloc(str(name), str(arg), value, str(paired) if paired else "", self.loc(name))
+        return ir.Reloc(str(name), str(arg), value, str(paired) if paired else "", self.loc(name),
+                        self.loc(paired) if paired else ir.NOWHERE)
 
     @v_args(meta=True)
     def abi(self, meta, c):
@@ -567,6 +651,11 @@ class _Builder(Transformer):
             if kind in ("regions", "doc"):
                 kw[kind].append(value)
             elif self._once(seen, kind, "abi", imeta):
+                if kind == "args":
+                    value, kw["arg_locs"] = tuple(str(x) for x in value), tuple(self.loc(x) for x in value)
+                if kind == "stack":
+                    kw["stack_loc"] = self.loc(value[0])
+                    value = (str(value[0]), value[1])
                 kw[kind] = value
                 if kind in ("args", "end"):
                     kw[kind + "_loc"] = self.loc(imeta)
@@ -580,7 +669,11 @@ class _Builder(Transformer):
 
     @v_args(meta=True)
     def abi_args(self, meta, c):
-        return ("args", tuple(str(x) for x in c), meta)
+        return ("args", tuple(c), meta)
+
+    @v_args(meta=True)
+    def abi_end_halt(self, meta, c):
+        return ("end", ("halt", str(c[0])), meta)
 
     @v_args(meta=True)
     def abi_end(self, meta, c):
@@ -588,7 +681,7 @@ class _Builder(Transformer):
 
     @v_args(meta=True)
     def abi_stack(self, meta, c):
-        return ("stack", (str(c[0]), c[1]), meta)
+        return ("stack", (c[0], c[1]), meta)
 
     @v_args(meta=True)
     def abi_region(self, meta, c):
@@ -605,6 +698,8 @@ class _Builder(Transformer):
                 kw["doc"].append(value)
             elif self._once(seen, kind, "hwloop", imeta):
                 kw[kind] = value
+                if kind in ("start", "end"):
+                    kw[kind + "_loc"] = self.loc(imeta)
         for req in ("start", "end"):
             if req not in kw:
                 self.reporter.error(self.loc(meta), f"hwloop needs '{req} INSTRUCTION'")
@@ -614,11 +709,11 @@ class _Builder(Transformer):
 
     @v_args(meta=True)
     def hw_start(self, meta, c):
-        return ("start", str(c[0]), meta)
+        return ("start", str(c[0]), c[0])
 
     @v_args(meta=True)
     def hw_end(self, meta, c):
-        return ("end", str(c[0]), meta)
+        return ("end", str(c[0]), c[0])
 
     @v_args(meta=True)
     def hw_depth(self, meta, c):
@@ -699,6 +794,8 @@ class _Builder(Transformer):
 
     def unop(self, c):
         op, operand = c
+        if op == "+":
+            return operand
         if op == "-" and isinstance(operand, ir.Num):  # fold so that -5 prints and reparses as itself
             return ir.Num(-operand.value, self.loc(op))
         return ir.Unary(str(op), operand, self.loc(op))
@@ -721,7 +818,7 @@ class _Builder(Transformer):
         return ir.Reduce(str(op), str(var), lo, hi, body, self.loc(op))
 
     def int_lit(self, c):
-        return ir.Num(_int(c[0]), self.loc(c[0]))
+        return ir.Num(self._int(c[0]), self.loc(c[0]))
 
     def float_lit(self, c):
         return ir.FloatLit(repr(float(c[0].replace("_", ""))), self.loc(c[0]))

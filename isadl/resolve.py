@@ -22,7 +22,7 @@ def resolve(isa: ir.ISA, find: Callable[[str, ir.ISA], Optional[ir.ISA]], report
         return isa
     base_raw = find(isa.extends, isa)
     if base_raw is None:
-        reporter.error(isa.loc, f"isa {isa.name} extends unknown isa '{isa.extends}'")
+        reporter.error(isa.extends_loc, f"isa {isa.name} extends unknown isa '{isa.extends}'")
         return isa
     base = resolve(base_raw, find, reporter, _chain + (isa.name,))
     return merge(base, isa, reporter)
@@ -50,7 +50,7 @@ def merge(base: ir.ISA, over: ir.ISA, reporter: Reporter) -> ir.ISA:
         else:
             params.append(p)
     if over.word is not None and base.word is not None and over.word != base.word:
-        reporter.error(over.loc, f"isa {over.name} cannot change the word size of {base.name} ({base.word})")
+        reporter.error(over.word_loc, f"isa {over.name} cannot change the word size of {base.name} ({base.word})")
     lists = {k: getattr(base, k) + getattr(over, k) for k in _LISTS}
     sections = []
     for s in lists["sections"]:

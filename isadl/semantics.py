@@ -53,6 +53,7 @@ class Context:
     resolve_type: Callable[[ir.TypeRef], Optional[Type]]
     pc_type: Type = IntT(False, 32)
     error: Callable[[ir.Loc, str], None] = print
+    broken: set[str] = field(default_factory=set)  # parameters whose definitions failed (already reported)
 
 
 @dataclass
@@ -172,7 +173,8 @@ class Checker:
             v = self.lookup_var(e.id)
             if v is not None:
                 return None if v.static else e
-            if e.id in self.ctx.params or e.id in self.operands or e.id in ("true", "false"):
+            if e.id in self.ctx.params or e.id in self.ctx.broken or e.id in self.operands or \
+                    e.id in ("true", "false"):
                 return None
             return e
         if isinstance(e, ir.Call) and e.func in self.ctx.functions:
@@ -299,6 +301,8 @@ class Checker:
             return self.operands[e.id].type
         if e.id in self.ctx.params:
             return INT
+        if e.id in self.ctx.broken:
+            return None
         if e.id in ("true", "false"):
             return BOOL
         if e.id in ("inf", "nan"):
@@ -382,7 +386,10 @@ class Checker:
             hi, lo = self.const(e.hi), self.const(e.lo)
         except _NotConst:
             return IntT(False, t.width)  # depends on an operand/loop variable; width bounded by t
-        if not (0 <= lo <= hi < t.width):
+        if lo > hi:
+            self.err(e, f"bit slice [{hi}:{lo}] is reversed; write [{lo}:{hi}]")
+            return None
+        if not (0 <= lo and hi < t.width):
             self.err(e, f"bit slice [{hi}:{lo}] is outside {t} (bits {t.width - 1}..0)")
             return None
         return IntT(False, hi - lo + 1)
@@ -687,6 +694,13 @@ class Checker:
             self.err(e.args[0], f"bit() needs an integer, got {t}")
         if i is not None and not is_int(i):
             self.err(e.args[1], f"bit index must be an integer, got {i}")
+        if isinstance(t, IntT):
+            try:
+                k = self.const(e.args[1])
+            except _NotConst:
+                k = None
+            if k is not None and not 0 <= k < t.width:
+                self.err(e.args[1], f"bit {k} is outside {t} (bits {t.width - 1}..0)")
         return BOOL
 
     def _int_unary(self, e):

@@ -58,26 +58,26 @@ def parse_template(text: str) -> Template:
     parts: list[Union[str, Operand]] = []
     pos = m.end()
     seen: set[str] = set()
-    for om in _OPERAND.finditer(text, pos):
-        if om.start() > pos:
-            parts.append(text[pos:om.start()])
-        parts.append(_operand(om.group(1), om.start(), seen))
-        pos = om.end()
-    rest = text[pos:]
-    for ch in "{}":
-        if ch in rest:
-            raise TemplateError(pos + rest.index(ch), f"unbalanced '{ch}' in syntax")
-    if rest:
-        parts.append(rest)
-    for i, p in enumerate(parts):
-        if isinstance(p, str) and ("{" in p or "}" in p):
-            raise TemplateError(0, "unbalanced brace in syntax")
+    while pos < len(text):
+        open_ = text.find("{", pos)
+        close = text.find("}", pos)
+        if open_ < 0 and close < 0:
+            parts.append(text[pos:])
+            break
+        if close >= 0 and (open_ < 0 or close < open_):
+            raise TemplateError(close, "unbalanced '}' in syntax")
+        if close < 0 or ("{" in text[open_ + 1:close]):
+            raise TemplateError(open_, "unbalanced '{' in syntax: an operand is written {name:kind}")
+        if open_ > pos:
+            parts.append(text[pos:open_])
+        parts.append(_operand(text[open_ + 1:close], open_, seen))
+        pos = close + 1
     ops = [p for p in parts if isinstance(p, Operand)]
     for a, b in zip(ops, ops[1:]):
         if a.optional and not b.optional:
             raise TemplateError(b.column, f"required operand '{b.name}' follows optional operand '{a.name}'")
-    if ops and parts and isinstance(parts[0], str) and not parts[0][:1].isspace():
-        raise TemplateError(m.end(), "mnemonic must be followed by a space")
+    if parts and not (isinstance(parts[0], str) and parts[0][:1].isspace()):
+        raise TemplateError(m.end(), "the mnemonic must be followed by a space")
     return Template(text, m.group(0), tuple(parts))
 
 
