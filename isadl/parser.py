@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import re
 import sys
 import textwrap
 from pathlib import Path
@@ -19,6 +20,10 @@ from . import ir
 from .diagnostics import Diagnostic, IsaError, Reporter
 
 GRAMMAR = Path(__file__).with_name("isadl.lark")
+
+
+# Keywords reserved as names, read from the grammar's NAME terminal (its single source).
+RESERVED = frozenset(re.search(r"^NAME: /\(\?!\(\?:([a-z|]+)\)", GRAMMAR.read_text(), re.M).group(1).split("|"))
 
 
 @functools.cache

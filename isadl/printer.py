@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 
 from . import ir
-from .parser import process_triple
+from .parser import RESERVED, process_triple
 
 # Binding strength, loosest first; matches the grammar's precedence ladder.
 _PREC = {"?": 1, "||": 2, "&&": 3, "==": 4, "!=": 4, "<": 4, "<=": 4, ">": 4, ">=": 4,
@@ -363,4 +363,4 @@ def _dvalue(v) -> str:
 
 
 def _is_name(s: str) -> bool:
-    return re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", s) is not None
+    return re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", s) is not None and s not in RESERVED
