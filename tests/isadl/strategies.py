@@ -7,8 +7,10 @@ ranges overlap, ...): the strategies exercise the grammar, the parser's tree-to-
 the canonical printer, not the checker.
 
 Restrictions that mirror what the parser can produce:
-  * names never collide with a grammar keyword (``isa``, ``end``, ``in``, ...), because in
-    several places a keyword and a name are both acceptable and the keyword wins;
+  * names never collide with a grammar keyword (``isa``, ``end``, ``in``, ...): some are reserved
+    outright, and in several places a keyword and a name are both acceptable and the keyword wins.
+    String values that merely *look* like names (enum spellings, dialect values) do include
+    keywords: the printer must quote those;
   * ``Unary('-', Num(...))`` never appears: the parser folds unary minus on an integer literal
     (even a parenthesised one) into a negative ``Num``;
   * assignment targets are names, indexes and slices rooted at a name (an assignment whose
@@ -21,7 +23,6 @@ Restrictions that mirror what the parser can produce:
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from hypothesis import strategies as st
 
@@ -41,17 +42,13 @@ override extends version word endian float mx constraint
 #: Every bare word the grammar uses as a keyword, plus the list from the language brief.
 KEYWORDS = frozenset(re.findall(r'"([A-Za-z_][A-Za-z0-9_]*)"', GRAMMAR.read_text())) | frozenset(_BRIEF_KEYWORDS)
 
-_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_NAME_START = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_"
 
 names = st.one_of(
     st.sampled_from(["x", "rd", "rs1", "N", "VLEN", "acc", "pc", "true", "false", "inf", "nan", "_", "a_1",
                      "isa_", "end_", "ending", "inx", "Add", "sum", "store", "f32", "u8", "i64"]),
-    st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,8}", fullmatch=True),
+    st.builds(str.__add__, st.sampled_from(_NAME_START), st.text(_NAME_START + "0123456789", max_size=8)),
 ).filter(lambda s: s not in KEYWORDS)
-
-
-def unique_names(min_size=0, max_size=3):
-    return st.lists(names, min_size=min_size, max_size=max_size, unique=True)
 
 
 # ---- strings ----------------------------------------------------------------------------------
@@ -61,7 +58,7 @@ _plain_text = st.lists(_interesting_chars, max_size=12).map("".join)
 _any_text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=10)
 # Multi-line text whose lines start with a non-blank character: the printer emits these as
 # dedented triple-quoted strings. The indented variant must fall back to escapes.
-_line = st.from_regex(r"[A-Za-z0-9#*\-][A-Za-z0-9 .,:'\\{}#*\-]{0,15}", fullmatch=True).map(str.rstrip)
+_line = st.builds(str.__add__, st.sampled_from("aZ09#*-"), st.text("abyZ09 .,:'\\{}#*-", max_size=15)).map(str.rstrip)
 _multiline = st.lists(_line, min_size=2, max_size=4).map("\n".join)
 _indented = st.tuples(_line, st.lists(_line, min_size=1, max_size=3)).map(
     lambda p: p[0] + "".join("\n    " + line for line in p[1]))
@@ -108,7 +105,7 @@ def _extend(children):
     )
 
 
-exprs = st.recursive(st.one_of(nums, float_lits, name_exprs, name_exprs), _extend, max_leaves=10)
+exprs = st.recursive(st.one_of(nums, float_lits, name_exprs, name_exprs), _extend, max_leaves=8)
 small_exprs = st.recursive(st.one_of(nums, name_exprs), _extend, max_leaves=4)
 calls = st.builds(ir.Call, names, st.lists(small_exprs, max_size=3).map(tuple))
 
@@ -193,7 +190,9 @@ formats = st.one_of(
     st.builds(ir.Format, names, nats, _tuple(fields, 0, 4), st.just(True)),
 )
 slots = st.builds(ir.Slot, names, nats, st.one_of(st.just(""), names), docs)
-enum_items = st.builds(ir.EnumItem, st.one_of(names, st.sampled_from(["v0.t", "in", "end", "zero", "", "a b"]),
+# Spellings that look like names but are keywords must come back (the printer has to quote them).
+keyword_spellings = st.sampled_from(sorted(KEYWORDS))
+enum_items = st.builds(ir.EnumItem, st.one_of(names, st.sampled_from(["v0.t", "", "a b", "1x"]), keyword_spellings,
                                               strings), nats)
 enums = st.builds(ir.Enum, names, _tuple(enum_items, 1, 4), docs)
 
@@ -206,7 +205,8 @@ encodings = st.builds(ir.Encoding, names, _tuple(bindings, 0, 4))
 
 functions = st.builds(ir.Function, names, _tuple(st.builds(ir.FuncParam, names, type_refs)), type_refs, exprs, docs)
 
-dvalues = st.one_of(strings, names, nats, names.map(lambda n: "." + n), st.sampled_from(["#", "//", ";", ".", "5"]))
+dvalues = st.one_of(strings, names, nats, names.map(lambda n: "." + n), keyword_spellings,
+                    keyword_spellings.map(lambda k: "." + k), st.sampled_from(["#", "//", ";", ".", "5"]))
 dialects = st.builds(
     ir.Dialect,
     _tuple(st.builds(ir.DialectOpt, names, _tuple(dvalues, 1, 3))),
@@ -227,20 +227,27 @@ hwloops = st.builds(ir.HwLoop, names, names, _optional(exprs), docs)
 
 
 @st.composite
-def isas(draw, name=None, extends=None) -> ir.ISA:
-    """A random ISA using every declaration kind (each may also be absent)."""
-    section_list = draw(st.lists(st.builds(ir.Section, strings, docs), max_size=3, unique_by=lambda s: s.title))
+def isas(draw, name=None, extends=None, max_items=3) -> ir.ISA:
+    """A random ISA using every declaration kind (each may also be absent).
+
+    ``max_items`` caps how many declarations of each kind are drawn (smaller is faster).
+    """
+    def many(strategy, most):
+        return draw(_tuple(strategy, 0, min(most, max_items)))
+
+    section_list = tuple(draw(st.lists(st.builds(ir.Section, strings, docs), max_size=min(3, max_items),
+                                       unique_by=lambda s: s.title)))
     titles = st.sampled_from([""] + [s.title for s in section_list])
-    instructions = draw(_tuple(st.builds(
+    instructions = many(st.builds(
         ir.Instruction, names, strings, _optional(encodings),
         slot=st.one_of(st.just(""), names), unit=st.one_of(st.just(""), names),
         cycles=_optional(small_exprs), latency=_optional(small_exprs), semantics=blocks, doc=docs,
-        examples=_tuple(examples, 0, 2), section=titles), 0, 4))
+        examples=_tuple(examples, 0, 2), section=titles), 3)
     expansions = st.tuples(_tuple(st.builds(ir.Expansion, small_exprs, _tuple(strings, 1, 3)), 0, 2),
                            st.builds(ir.Expansion, st.none(), _tuple(strings, 1, 3))).map(
         lambda p: p[0] + (p[1],))
-    pseudos = draw(_tuple(st.builds(ir.Pseudo, names, strings, expansions, docs, _tuple(examples, 0, 2),
-                                    section=titles), 0, 3))
+    pseudos = many(st.builds(ir.Pseudo, names, strings, expansions, docs, _tuple(examples, 0, 2),
+                             section=titles), 2)
     return ir.ISA(
         name=name if name is not None else draw(names),
         title=draw(st.one_of(st.just(""), strings)),
@@ -249,28 +256,24 @@ def isas(draw, name=None, extends=None) -> ir.ISA:
         word=draw(_optional(nats)),
         endian=draw(st.one_of(st.just(""), st.sampled_from(["little", "big"]), names)),
         doc=draw(docs),
-        params=draw(_tuple(params, 0, 4)),
-        constraints=draw(_tuple(constraints, 0, 2)),
-        floats=draw(_tuple(floats, 0, 2)),
-        mxs=draw(_tuple(mxs, 0, 2)),
-        regfiles=draw(_tuple(regfiles, 0, 3)),
-        regclasses=draw(_tuple(regclasses, 0, 2)),
-        states=draw(_tuple(states, 0, 3)),
-        memories=draw(_tuple(memories, 0, 2)),
-        formats=draw(_tuple(formats, 0, 3)),
-        slots=draw(_tuple(slots, 0, 2)),
-        enums=draw(_tuple(enums, 0, 2)),
+        params=many(params, 3),
+        constraints=many(constraints, 2),
+        floats=many(floats, 2),
+        mxs=many(mxs, 1),
+        regfiles=many(regfiles, 2),
+        regclasses=many(regclasses, 2),
+        states=many(states, 2),
+        memories=many(memories, 2),
+        formats=many(formats, 2),
+        slots=many(slots, 2),
+        enums=many(enums, 2),
         timing=draw(_optional(timings)),
         instructions=instructions,
         pseudos=pseudos,
-        functions=draw(_tuple(functions, 0, 2)),
+        functions=many(functions, 2),
         dialect=draw(_optional(dialects)),
         abi=draw(_optional(abis)),
         hwloop=draw(_optional(hwloops)),
-        examples=draw(_tuple(examples, 0, 2)),
-        sections=tuple(section_list),
+        examples=many(examples, 2),
+        sections=section_list,
     )
-
-
-def is_name(s: str) -> bool:
-    return _NAME_RE.fullmatch(s) is not None and s not in KEYWORDS

@@ -37,24 +37,20 @@ def _reparse(text: str) -> tuple[ir.ISA, ...]:
 
 @SETTINGS
 @given(S.isas())
-def test_print_then_parse_gives_back_the_ir(isa):
+def test_print_then_parse_gives_back_the_ir_and_print_is_a_fixed_point(isa):
+    # (one test for both properties: generating the ISAs is the expensive part)
     text = print_isa(isa)
-    assert _reparse(text) == (isa,), _show(text)
+    reparsed = _reparse(text)
+    assert reparsed == (isa,), "parse(print(isa)) != isa:\n" + _show(text)
+    assert print_isa(reparsed[0]) == text, "print(parse(print(isa))) != print(isa):\n" + _show(text)
 
 
-@SETTINGS
-@given(S.isas())
-def test_print_is_a_fixed_point(isa):
-    text = print_isa(isa)
-    (again,) = _reparse(text)
-    assert print_isa(again) == text
-
-
-@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(S.isas(), min_size=1, max_size=3))
+@settings(max_examples=50, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(st.lists(S.isas(max_items=1), min_size=1, max_size=3))
 def test_several_isa_blocks_in_one_file(isas):
     text = "".join(print_isa(i) for i in isas)
-    assert _reparse(text) == tuple(isas)
+    assert _reparse(text) == tuple(isas), _show(text)
 
 
 def _expr_isa(e: ir.Expr) -> ir.ISA:
@@ -83,6 +79,22 @@ def test_strings_round_trip(s):
     isa = ir.ISA("t", title=s, doc=s, params=(ir.Param("p", ir.Num(1), s),))
     text = print_isa(isa)
     assert _reparse(text) == (isa,), _show(text)
+
+
+def test_keyword_spelled_enum_items_and_dialect_values_round_trip():
+    """Enum items and dialect values are strings; one spelled like a keyword must come back."""
+    broken, texts = [], []
+    for word in sorted(S.KEYWORDS):
+        isa = ir.ISA("t", enums=(ir.Enum("e", (ir.EnumItem(word, 0),)),),
+                     dialect=ir.Dialect((ir.DialectOpt("labels", (word, "." + word)),), ()))
+        try:
+            ok = parse_text(print_isa(isa)) == (isa,)
+        except IsaError:
+            ok = False
+        if not ok:
+            broken.append(word)
+            texts.append(print_isa(isa))
+    assert not broken, f"these spellings do not round trip: {broken}; the first:\n" + _show(texts[0])
 
 
 # ---- real sources: every .isa file under tests/ and targets/, and the language reference ---------
