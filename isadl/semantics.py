@@ -659,13 +659,19 @@ class Checker:
             self.err(a, f"argument {pos + 1} of {e.func}() must be a type, such as u32 or bf16[16]")
         return t
 
-    def b_bitcast(self, e):
+    def _value_and_type(self, e) -> Optional[tuple[Type, Type]]:
+        """The (value type, target type) of a call f(value, TYPE), or None after an error."""
         if not self.arity(e, 2):
             return None
         t = self.expr(e.args[0])
         target = self._type_arg(e, 1)
-        if t is None or target is None:
+        return (t, target) if t is not None and target is not None else None
+
+    def b_bitcast(self, e):
+        types = self._value_and_type(e)
+        if types is None:
             return None
+        t, target = types
         if isinstance(t, (IntLitT, FloatLitT)):
             self.err(e.args[0], "bitcast() needs a sized value, not a literal")
             return None
@@ -675,12 +681,10 @@ class Checker:
         return target
 
     def b_sat(self, e):
-        if not self.arity(e, 2):
+        types = self._value_and_type(e)
+        if types is None:
             return None
-        t = self.expr(e.args[0])
-        target = self._type_arg(e, 1)
-        if t is None or target is None:
-            return None
+        t, target = types
         if not is_numeric(t) or not is_numeric(target):
             self.err(e, f"sat() converts between numbers, got {t} to {target}")
             return None
