@@ -10,7 +10,10 @@ STAMP  := $(VENV)/.installed
 venv: $(STAMP)
 
 $(STAMP): pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	# Debian's python3 needs python3-venv for `-m venv`; install it when we can (root, apt).
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV) || \
+	  { rm -rf $(VENV); command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ] && \
+	    apt-get install -y -q python3-venv && $(PYTHON) -m venv $(VENV); }
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
