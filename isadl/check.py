@@ -91,6 +91,7 @@ class Spec:
     pseudos: dict[str, Template]
     regnames: dict[str, tuple[str, int]]  # assembly name → (file, index)
     sources: dict[str, str] = field(default_factory=dict)
+    pseudo_operands: dict[str, dict[str, OperandSpec]] = field(default_factory=dict)
 
     @property
     def word(self) -> int:
@@ -125,6 +126,7 @@ class _Check:
         self.enums: dict[str, ir.Enum] = {}
         self.insns: dict[str, InsnSpec] = {}
         self.pseudos: dict[str, Template] = {}
+        self.pseudo_operands: dict[str, dict[str, OperandSpec]] = {}
         self.units: set[str] = set()
         self.mnemonics: set[str] = set()
         self.word = isa.word or 32
@@ -162,7 +164,7 @@ class _Check:
         if self.r.failed:
             return None
         return Spec(isa, self.params, self.defines, self.types, self.formats, self.insns, self.pseudos,
-                    self.regnames, self.r.sources)
+                    self.regnames, self.r.sources, self.pseudo_operands)
 
     # ---- header and names ------------------------------------------------------------------------
     def header(self) -> None:
@@ -654,6 +656,11 @@ class _Check:
                 if t is not None and not is_int(t):
                     self.error(e.loc, f"{what} must be an integer expression, got {t}")
         chk.block(insn.semantics)
+        for w in insn.warnings:
+            chk.condition(w.cond, "warn")
+            if not chk.is_static(w.cond):
+                self.error(w.cond.loc, "a warn condition may only use operands and parameters "
+                                       "(the assembler evaluates it)")
         for ex in insn.examples:
             self.example(ex, {})
 
@@ -835,6 +842,7 @@ class _Check:
                         self.error(ir.Loc(lloc.path, lloc.line, lloc.column + m.start()),
                                    f"pseudo {p.name}: expansion uses '{{{m.group(1)}}}', which is not one of its operands")
         self.pseudos[p.name] = tpl
+        self.pseudo_operands[p.name] = operands
         self.mnemonics.add(self.norm(tpl.mnemonic))
 
     # ---- dialect, ABI, hwloop, examples ---------------------------------------------------------------------

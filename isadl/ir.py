@@ -402,6 +402,14 @@ class Example:
 
 
 @dataclass(frozen=True)
+class Warn:
+    """An assembler warning: legal but suspicious operand values (``warn rd == 0 : "..."``)."""
+    cond: "Expr"
+    message: str
+    loc: Loc = _loc()
+
+
+@dataclass(frozen=True)
 class Instruction:
     name: str
     syntax: str
@@ -414,6 +422,7 @@ class Instruction:
     doc: str = ""
     examples: tuple[Example, ...] = ()
     section: str = ""
+    warnings: tuple[Warn, ...] = ()
     loc: Loc = _loc()
     syntax_loc: Loc = _loc()
     unit_loc: Loc = _loc()

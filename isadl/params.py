@@ -266,3 +266,56 @@ def _calls_ok(e) -> bool:
     kids = e.args if isinstance(e, ir.Call) else _children(e)
     return all(_calls_ok(k) for k in kids)
 
+
+
+_PY_BINOPS = {"+": "+", "-": "-", "*": "*", "**": "**", "<<": "<<", ">>": ">>", "&": "&", "|": "|", "^": "^",
+              "==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
+
+
+def compile_expr(e: ir.Expr, names: Mapping[str, int] | None = None) -> Callable[[Mapping[str, int]], int]:
+    """A fast Python function env -> value for a constant integer expression, for hot paths
+    (assembler `when`, relocations, warnings). Same semantics as ``evaluate``; names not in the
+    environment come from ``names`` (parameters, inlined). Unknown names raise KeyError at call time."""
+    consts = dict(names or {})
+
+    def src(x) -> str:
+        if isinstance(x, ir.Num):
+            return repr(x.value)
+        if isinstance(x, ir.Name):
+            if x.id in ("true", "false"):
+                return "1" if x.id == "true" else "0"
+            return repr(consts[x.id]) if x.id in consts else f"env[{x.id!r}]"
+        if isinstance(x, ir.Unary):
+            inner = src(x.operand)
+            return {"-": f"(-{inner})", "~": f"(~{inner})", "!": f"int(not {inner})"}[x.op]
+        if isinstance(x, ir.Binary):
+            a, b = src(x.left), src(x.right)
+            if x.op == "&&":
+                return f"int(bool({a}) and bool({b}))"
+            if x.op == "||":
+                return f"int(bool({a}) or bool({b}))"
+            if x.op == "/":
+                return f"_tdiv({a}, {b})"
+            if x.op == "%":
+                return f"_tmod({a}, {b})"
+            op = _PY_BINOPS[x.op]
+            if op in ("==", "!=", "<", "<=", ">", ">="):
+                return f"int({a} {op} {b})"
+            return f"({a} {op} {b})"
+        if isinstance(x, ir.Cond):
+            return f"({src(x.then)} if {src(x.cond)} else {src(x.orelse)})"
+        if isinstance(x, ir.Call) and x.func in FUNCTIONS:
+            return f"_f[{x.func!r}](None, {', '.join(src(a) for a in x.args)})"
+        raise EvalError(x.loc, "not a constant integer expression")
+
+    code = f"lambda env: {src(e)}"
+
+    def tdiv(a, b):
+        if b == 0:
+            raise EvalError(e.loc, "division by zero")
+        return _trunc_div(a, b)
+
+    def tmod(a, b):
+        return a - b * tdiv(a, b)
+
+    return eval(code, {"_tdiv": tdiv, "_tmod": tmod, "_f": {k: f for k, (_, f) in FUNCTIONS.items()}})

@@ -520,13 +520,15 @@ class _Builder(Transformer):
     def instruction(self, meta, c):
         name, *items = c
         singles: dict = {}
-        docs, examples = [], []
+        docs, examples, warns = [], [], []
         locs: dict = {}
         for kind, value, imeta in self._flatten(items):
             if kind == "doc":
                 docs.append(value)
             elif kind == "example":
                 examples.append(value)
+            elif kind == "warn":
+                warns.append(value)
             elif self._once(singles, kind, f"instruction {name}", imeta):
                 singles[kind] = value
                 locs[kind] = self.loc(imeta)
@@ -536,6 +538,7 @@ class _Builder(Transformer):
             str(name), singles.get("syntax", ""), singles.get("encoding"), slot=singles.get("slot", ""),
             unit=singles.get("unit", ""), cycles=singles.get("cycles"), latency=singles.get("latency"),
             semantics=singles.get("semantics", ()), doc="\n\n".join(docs), examples=tuple(examples),
+            warnings=tuple(warns),
             loc=self.loc(name), syntax_loc=locs.get("syntax", ir.NOWHERE), unit_loc=locs.get("unit", ir.NOWHERE),
             slot_loc=locs.get("slot", ir.NOWHERE)), meta)
 
@@ -568,6 +571,10 @@ class _Builder(Transformer):
     @v_args(meta=True)
     def latency(self, meta, c):
         return ("latency", c[0], meta)
+
+    @v_args(meta=True)
+    def warn(self, meta, c):
+        return ("warn", ir.Warn(c[0], unquote(c[1]), self.loc(meta)), meta)
 
     @v_args(meta=True)
     def semantics(self, meta, c):

@@ -192,6 +192,8 @@ def _instruction(out: _Out, i: ir.Instruction) -> None:
         out.open("semantics")
         _block(out, i.semantics)
         out.close()
+    for w in i.warnings:
+        out(f"warn {expr(w.cond)} : {quote(w.message)}")
     _doc(out, i.doc)
     for ex in i.examples:
         _example(out, ex)

@@ -69,6 +69,70 @@ def ir_cmd(file: str, defines: tuple[str, ...], isa_name: str | None, show_hash:
     click.echo(canonical.content_hash(spec) if show_hash else canonical.dumps(spec))
 
 
+def _load_target(target: str, defines: tuple[str, ...]):
+    try:
+        return isadl.load(target, parse_defines(defines))
+    except isadl.IsaError as exc:
+        _report(exc)
+        sys.exit(1)
+
+
+@main.command("asm")
+@click.argument("target")
+@click.argument("source", type=click.Path(dir_okay=False))
+@click.option("-o", "output", type=click.Path(dir_okay=False), help="Write the flat binary image here.")
+@click.option("--hex", "as_hex", is_flag=True, help="Print one instruction word per line, lowest address first.")
+@click.option("-D", "defines", multiple=True, metavar="NAME=VALUE", help="Override a parameter.")
+def asm_cmd(target: str, source: str, output: str | None, as_hex: bool, defines: tuple[str, ...]) -> None:
+    """Assemble SOURCE for TARGET (a name such as plena, or a path to a .isa file)."""
+    from kcgen.asm import Assembler
+    spec = _load_target(target, defines)
+    try:
+        text = Path(source).read_text()
+    except OSError as exc:
+        click.echo(f"{source}: error: cannot read file: {exc.strerror}", err=True)
+        sys.exit(1)
+    try:
+        program = Assembler(spec).assemble(text, source)
+    except isadl.IsaError as exc:
+        _report(exc)
+        sys.exit(1)
+    for w in program.warnings:
+        click.echo(w.render({source: text}), err=True)
+    if as_hex:
+        for p in program.placed:
+            data = program.sections[".text"].data
+            off = p.address - program.text.base
+            order = "little" if program.endian == "little" else "big"
+            click.echo(f"{int.from_bytes(data[off:off + p.size], order):0{2 * p.size}x}")
+    if output:
+        Path(output).write_bytes(program.image())
+    if not as_hex and not output:
+        click.echo(f"{source}: {len(program.placed)} instructions, {len(program.image())} bytes "
+                   f"at {program.entry:#x}; write them with -o FILE or --hex")
+
+
+@main.command("disasm")
+@click.argument("target")
+@click.argument("binary", type=click.Path(dir_okay=False))
+@click.option("--base", default="0", help="Address of the first byte (default 0).")
+@click.option("-D", "defines", multiple=True, metavar="NAME=VALUE", help="Override a parameter.")
+def disasm_cmd(target: str, binary: str, base: str, defines: tuple[str, ...]) -> None:
+    """Disassemble a flat binary: `ADDR: WORD  TEXT` per instruction."""
+    from kcgen.asm.disassembler import Disassembler
+    spec = _load_target(target, defines)
+    try:
+        address = int(base, 0)
+    except ValueError:
+        raise click.UsageError(f"--base {base}: expected an integer address") from None
+    try:
+        data = Path(binary).read_bytes()
+    except OSError as exc:
+        click.echo(f"{binary}: error: cannot read file: {exc.strerror}", err=True)
+        sys.exit(1)
+    click.echo(Disassembler(spec).listing(data, address), nl=False)
+
+
 @main.command("demo")
 def demo_cmd() -> None:
     """The offline showcase: check every target and language fixture, print their summaries."""
@@ -83,6 +147,72 @@ def demo_cmd() -> None:
             _report(exc)
             failed = True
     sys.exit(1 if failed else 0)
+
+
+@main.command("docs")
+@click.argument("target")
+@click.option("-o", "--output", "outdir", default=None, metavar="DIR",
+              help="Output directory (default: ./<isa-name>-docs).")
+@click.option("--format", "formats", type=click.Choice(["md", "html", "txt", "all"]), multiple=True,
+              default=("all",), show_default=True, help="What to write; may be repeated.")
+@click.option("-D", "defines", multiple=True, metavar="NAME=VALUE", help="Override a parameter.")
+@click.option("--isa", "isa_name", default=None, help="Which isa block of the file (default: the last).")
+def docs_cmd(target: str, outdir: str | None, formats: tuple[str, ...], defines: tuple[str, ...],
+             isa_name: str | None) -> None:
+    """Generate an ISA's documentation: Markdown, standalone HTML and the text index (index.txt)."""
+    from kcgen import docs
+    d = parse_defines(defines)
+    try:
+        spec = isadl.load(target, d, isa_name)
+    except isadl.IsaError as exc:
+        _report(exc)
+        sys.exit(1)
+    out = Path(outdir) if outdir else Path(f"{spec.isa.name}-docs")
+    wanted = docs.FORMATS if "all" in formats else tuple(f for f in docs.FORMATS if f in formats)
+    try:
+        paths = docs.write_docs(spec, out, wanted)
+    except OSError as exc:
+        click.echo(f"error: cannot write {exc.filename or out}: {exc.strerror}", err=True)
+        sys.exit(1)
+    for p in paths:
+        click.echo(str(p))
+
+
+@main.command("grep")
+@click.argument("target")
+@click.argument("pattern")
+@click.option("-C", "--context", default=0, type=click.IntRange(min=0), show_default=True,
+              help="Also show N neighbouring records on each side.")
+@click.option("-i", "--ignore-case", is_flag=True, help="Match case-insensitively.")
+@click.option("-m", "--max-matches", default=50, type=click.IntRange(min=1), show_default=True,
+              help="Show at most N matching records.")
+@click.option("--max-chars", default=8000, type=click.IntRange(min=1), show_default=True,
+              help="Stop after about N characters of output.")
+@click.option("-D", "defines", multiple=True, metavar="NAME=VALUE", help="Override a parameter.")
+@click.option("--isa", "isa_name", default=None, help="Which isa block of the file (default: the last).")
+def grep_cmd(target: str, pattern: str, context: int, ignore_case: bool, max_matches: int, max_chars: int,
+             defines: tuple[str, ...], isa_name: str | None) -> None:
+    """Search an ISA's documentation index with a regex; print whole matching records.
+
+    Exit status as grep: 0 when something matched, 1 when nothing did, 2 on an error."""
+    from kcgen import docs
+    from kcgen.docs.search import compile_pattern
+    try:
+        compile_pattern(pattern, ignore_case)
+    except ValueError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    d = parse_defines(defines)
+    try:
+        spec = isadl.load(target, d, isa_name)
+    except isadl.IsaError as exc:
+        _report(exc)
+        sys.exit(2)
+    found = docs.grep(docs.render_index(spec), pattern, context=context, ignore_case=ignore_case,
+                      max_matches=max_matches, max_chars=max_chars)
+    if not found:
+        sys.exit(1)
+    click.echo(found, nl=False)
 
 
 if __name__ == "__main__":

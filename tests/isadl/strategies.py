@@ -242,7 +242,8 @@ def isas(draw, name=None, extends=None, max_items=3) -> ir.ISA:
         ir.Instruction, names, strings, _optional(encodings),
         slot=st.one_of(st.just(""), names), unit=st.one_of(st.just(""), names),
         cycles=_optional(small_exprs), latency=_optional(small_exprs), semantics=blocks, doc=docs,
-        examples=_tuple(examples, 0, 2), section=titles), 3)
+        examples=_tuple(examples, 0, 2), section=titles,
+        warnings=_tuple(st.builds(ir.Warn, small_exprs, strings), 0, 2)), 3)
     expansions = st.tuples(_tuple(st.builds(ir.Expansion, small_exprs, _tuple(strings, 1, 3)), 0, 2),
                            st.builds(ir.Expansion, st.none(), _tuple(strings, 1, 3))).map(
         lambda p: p[0] + (p[1],))

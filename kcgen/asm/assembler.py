@@ -1,0 +1,1015 @@
+"""The generated assembler: assembly text → Program, driven only by the checked Spec.
+
+Pass 1 reads every line once: labels, directives, instructions (pseudo-instructions expanded,
+VLIW bundles grouped), sizes and addresses. Pass 2 evaluates the expressions left open
+(symbols, `%reloc(...)`, local labels) and encodes. Every error of the file is collected (up to a
+cap) with its line and column, GNU style.
+"""
+from __future__ import annotations
+
+import re
+import struct
+from dataclasses import dataclass, field
+from typing import NamedTuple, Optional, Union
+
+from isadl import ir
+from isadl.check import InsnSpec, Spec
+from isadl.diagnostics import Diagnostic, IsaError, did_you_mean
+from isadl.params import EvalError, compile_expr
+from isadl.syntax import Operand, Template
+
+from .expr import ExprError, Node, parse_expr, parse_number
+from .expr import evaluate as eval_expr
+from .program import Placed, Program, Section
+from .tables import Encoding, bundle_formats, encodings, operand_range, pcrel_base, slot_nops
+
+MAX_ERRORS = 100
+_SYMBOL = re.compile(r"[A-Za-z_.$][\w.$]*")
+_LABEL = re.compile(r"\s*([A-Za-z_.$][\w.$]*|[0-9]+)\s*:(?!=)")
+_DATA_SIZES = {".byte": 1, ".half": 2, ".short": 2, ".hword": 2, ".2byte": 2, ".word": 4, ".long": 4, ".4byte": 4,
+               ".int": 4, ".dword": 8, ".quad": 8, ".8byte": 8}
+
+
+class _Fail(NamedTuple):
+    """Why a form does not fit a line: lower rank = closer fit (reported first)."""
+    rank: int
+    column: int
+    message: str
+
+
+class AsmError(IsaError):
+    """Errors in an assembly file; str() is the GNU-style report."""
+
+
+# ---- the matcher: one compiled form per way of writing a mnemonic ------------------------------------------
+
+@dataclass
+class _Group:
+    """The operands between two top-level commas of a syntax template."""
+    text: str  # the template text of this group, for messages
+    operands: tuple[Operand, ...]
+    single: bool  # the group is exactly one operand
+    regex: Optional[re.Pattern]
+    optional: bool
+
+
+@dataclass
+class _Form:
+    name: str
+    template: Template
+    groups: list[_Group]
+    required: int  # groups that must be present
+    insn: Optional[InsnSpec] = None
+    pseudo: Optional[ir.Pseudo] = None
+    specs: dict = field(default_factory=dict)  # operand name -> OperandSpec
+    simple: tuple = ()  # when every group is one operand: the operands in order (the fast path)
+    simple_specs: tuple = ()
+
+    def __post_init__(self):
+        if self.groups and all(g.single for g in self.groups) and all(
+                self.specs.get(g.operands[0].name) is not None for g in self.groups):
+            self.simple = tuple(g.operands[0] for g in self.groups)
+            self.simple_specs = tuple(self.specs[o.name] for o in self.simple)
+
+
+def _split_top(text: str, sep: str = ",") -> list[tuple[str, int]]:
+    """Split at separators outside () and []; returns (piece, start offset) pairs."""
+    if "(" not in text and "[" not in text:  # the common case, at C speed
+        out, start = [], 0
+        for piece in text.split(sep):
+            out.append((piece, start))
+            start += len(piece) + 1
+        return out
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        elif ch == sep and depth == 0:
+            out.append((text[start:i], start))
+            start = i + 1
+    out.append((text[start:], start))
+    return out
+
+
+def _literal_regex(lit: str) -> str:
+    out = []
+    for ch in lit:
+        out.append(r"\s*" if ch.isspace() else r"\s*" + re.escape(ch) + r"\s*")
+    return "".join(out)
+
+
+def _operand_regex(op: Operand, specs: dict) -> str:
+    s = specs.get(op.name)
+    if s is not None and s.kind == "reg":
+        return rf"(?P<{op.name}>[A-Za-z_.$][\w.$]*)"
+    if s is not None and s.kind == "enum":
+        return rf"(?P<{op.name}>[^,()\[\]\s]+)"
+    return rf"(?P<{op.name}>[^,\[\]]+?)"
+
+
+def _groups(template: Template, specs: dict) -> tuple[list[_Group], int]:
+    # Flatten the parts after the mnemonic into a string with operand placeholders, split at commas.
+    pieces: list[list] = [[]]
+    depth = 0
+    for part in template.parts:
+        if isinstance(part, Operand):
+            pieces[-1].append(part)
+            continue
+        buf = ""
+        for ch in part:
+            if ch in "([":
+                depth += 1
+            elif ch in ")]":
+                depth -= 1
+            if ch == "," and depth == 0:
+                pieces[-1].append(buf)
+                pieces.append([])
+                buf = ""
+            else:
+                buf += ch
+        if buf:
+            pieces[-1].append(buf)
+    groups = []
+    for parts in pieces:
+        ops = tuple(p for p in parts if isinstance(p, Operand))
+        lits = "".join(p for p in parts if isinstance(p, str))
+        text = "".join(p if isinstance(p, str) else "{" + p.name + "}" for p in parts).strip()
+        if not ops and not lits.strip():
+            continue
+        single = len(ops) == 1 and not lits.strip()
+        regex = None
+        if not single:
+            body = "".join(_literal_regex(p) if isinstance(p, str) else _operand_regex(p, specs) for p in parts)
+            regex = re.compile(r"\s*" + body + r"\s*")
+        groups.append(_Group(text, ops, single, regex, bool(ops) and all(o.optional for o in ops)))
+    required = sum(1 for g in groups if not g.optional)
+    return groups, required
+
+
+# ---- pass-1 records ---------------------------------------------------------------------------------------
+
+@dataclass
+class _Op:
+    enc: Encoding
+    values: dict  # operand name -> int | expression node
+    cols: dict  # operand name -> 0-based column in the line
+    relocs: list  # reloc operator names used by this op's operands
+    final: dict = field(default_factory=dict)  # pass 2: operand values as encoded (pcrel: the target)
+
+
+@dataclass
+class _Item:
+    section: str
+    offset: int
+    size: int
+    line: int
+    col: int
+    text: str
+    ops: list  # [_Op] for instructions; [] for data
+    bundle: object = None  # FormatLayout for VLIW bundles
+    data: Optional[list] = None  # [(node_or_int, size, col)] for data directives
+    float_data: bool = False
+    seq: int = 0
+
+
+@dataclass
+class _Symbol:
+    section: Optional[str]  # None: an absolute value (.equ)
+    value: Union[int, Node]
+    line: int
+    col: int
+
+
+class Assembler:
+    """Assembles text for one checked ISA. Build once per target, reuse for every program."""
+
+    def __init__(self, spec: Spec):
+        self.spec = spec
+        isa = spec.isa
+        self.word_bytes = spec.word // 8
+        self.endian = isa.endian or "little"
+        self.encs = encodings(spec)
+        self.pcrel_next = pcrel_base(spec) == "next"
+        opts = {o.name: o.values for o in isa.dialect.options} if isa.dialect else {}
+        self.comments = tuple(opts.get("comment", ("#",)))
+        labels = set(opts.get("labels", ("named",)))
+        self.named_labels = "named" in labels
+        self.numeric_labels = "numeric" in labels
+        self.insensitive = tuple(opts.get("case", ())) == ("insensitive",)
+        self.imm_prefix = (opts.get("immediate_prefix") or ("",))[0]
+        self.bundle_sep = (opts.get("bundle_separator") or ("",))[0]
+        self.directives = set(opts.get("directives", ()))
+        self.ignored = set(opts.get("ignore_directives", ()))
+        self.relocs = {r.name: r for r in isa.dialect.relocs} if isa.dialect else {}
+        self.regnames = {self._norm(k): v for k, v in spec.regnames.items()}
+        self.regs_by_file: dict[str, list[str]] = {}
+        for name, (file, _) in spec.regnames.items():
+            self.regs_by_file.setdefault(file, []).append(name)
+        self.enum_values = {e.name: {self._norm(i.name): i.value for i in e.items} for e in isa.enums}
+        self.forms: dict[str, list[_Form]] = {}
+        for e in self.encs.values():
+            self._add_form(_Form(e.name, e.insn.template, *_groups(e.insn.template, e.insn.operands),
+                                 insn=e.insn, specs=e.insn.operands))
+        pseudo_ir = {p.name: p for p in isa.pseudos}
+        for name, tpl in spec.pseudos.items():
+            specs = spec.pseudo_operands[name]
+            self._add_form(_Form(name, tpl, *_groups(tpl, specs), pseudo=pseudo_ir[name], specs=specs))
+        self.when = {id(e): compile_expr(e.when, spec.params) for p in isa.pseudos for e in p.expansions
+                     if e.when is not None}
+        self.reloc_fns = {r.name: compile_expr(r.value, spec.params) for r in self.relocs.values()}
+        self.warn_fns = {name: [(compile_expr(w.cond, spec.params), w.message) for w in s.insn.warnings]
+                         for name, s in spec.instructions.items() if s.insn.warnings}
+        self.plans = {name: tuple(_plan(b) for b in e.bindings) for name, e in self.encs.items()}
+        self.bundles = bundle_formats(spec)
+        self.nops = slot_nops(spec, self.encs)
+        self.hwloop = isa.hwloop
+        self.loop_depth = spec.params_eval(isa.hwloop.depth) if isa.hwloop and isa.hwloop.depth is not None else None
+        self.entry = spec.params_eval(isa.abi.entry) if isa.abi and isa.abi.entry is not None else 0
+
+    def _norm(self, s: str) -> str:
+        return s.lower() if self.insensitive else s
+
+    def _add_form(self, form: _Form) -> None:
+        self.forms.setdefault(self._norm(form.template.mnemonic), []).append(form)
+
+    def assemble(self, text: str, path: str = "<input>") -> Program:
+        return _Run(self, text, path).run()
+
+
+class _Run:
+    """One assembly of one file."""
+
+    def __init__(self, asm: Assembler, text: str, path: str):
+        self.a = asm
+        self.text = text
+        self.path = path
+        self.diags: list[Diagnostic] = []
+        self.warnings: list[Diagnostic] = []
+        self.section = ".text"
+        self.sizes: dict[str, int] = {".text": 0}
+        self.aligns: dict[str, int] = {".text": 1}
+        self.items: list[_Item] = []
+        self.symbols: dict[str, _Symbol] = {}
+        self.locals: dict[int, list[tuple[int, str, int]]] = {}  # n -> [(seq, section, offset)]
+        self.globals: set[str] = set()
+        self.loops: list[tuple[int, int]] = []  # open hardware loops: (line, col)
+        self.reloc_items: list[_Item] = []  # items whose operands use %reloc(...) (targets of %pcrel_lo)
+        self.seq = 0
+        self.line_no = 0
+        self.line = ""
+
+    # ---- diagnostics ---------------------------------------------------------------------------
+    def error(self, col: int, message: str, line: Optional[int] = None) -> None:
+        if len(self.diags) < MAX_ERRORS:
+            self.diags.append(Diagnostic(ir.Loc(self.path, line or self.line_no, col + 1), message))
+
+    def warn(self, col: int, message: str, line: Optional[int] = None) -> None:
+        self.warnings.append(Diagnostic(ir.Loc(self.path, line or self.line_no, col + 1), message, "warning"))
+
+    # ---- pass 1 ----------------------------------------------------------------------------------------
+    def run(self) -> Program:
+        for no, raw in enumerate(self.text.split("\n"), 1):
+            self.line_no, self.line = no, raw
+            self.statement_line(raw)
+        for line, col in self.loops:
+            self.error(col, f"hardware loop opened here is never closed with {self.a.hwloop.end}", line)
+        program = self.pass2()
+        if self.diags:
+            raise AsmError(self.diags + self.warnings, {self.path: self.text})
+        program.warnings = self.warnings
+        return program
+
+    def strip_comment(self, raw: str) -> str:
+        cut = len(raw)
+        for c in self.a.comments:
+            i = raw.find(c)
+            if 0 <= i < cut and not _in_string(raw, i):
+                cut = i
+        return raw[:cut]
+
+    def statement_line(self, raw: str) -> None:
+        body = self.strip_comment(raw)
+        pos = 0
+        while True:  # labels
+            m = _LABEL.match(body, pos)
+            if not m:
+                break
+            self.define_label(m.group(1), m.start(1))
+            pos = m.end()
+        rest = body[pos:]
+        if not rest.strip():
+            return
+        col = pos + len(rest) - len(rest.lstrip())
+        stmt = rest.strip()
+        if stmt.startswith("."):
+            self.directive(stmt, col)
+        elif self.a.bundle_sep and self.a.bundle_sep in stmt:
+            self.bundle(stmt, col)
+        else:
+            ops = self.instruction(stmt, col)
+            if ops:
+                self.place_ops(ops, col)
+
+    def define_label(self, name: str, col: int) -> None:
+        if name.isdigit():
+            if not self.a.numeric_labels:
+                self.error(col, f"numeric local label '{name}:' is not allowed in this assembly dialect")
+                return
+            self.seq += 1  # items after this label (same line included) see it as `Nb`, earlier ones as `Nf`
+            self.locals.setdefault(int(name), []).append((self.seq, self.section, self.sizes[self.section]))
+            return
+        if not self.a.named_labels:
+            self.error(col, f"labels are not allowed in this assembly dialect")
+            return
+        if name in self.symbols:
+            prev = self.symbols[name]
+            self.error(col, f"duplicate label '{name}' (first defined at line {prev.line})")
+            return
+        if self.a._norm(name) in self.a.regnames or self.a._norm(name) in self.a.forms:
+            self.error(col, f"'{name}' is a register or mnemonic and cannot be a label")
+            return
+        self.symbols[name] = _Symbol(self.section, self.sizes[self.section], self.line_no, col)
+
+    # ---- instructions ----------------------------------------------------------------------------------
+    def instruction(self, stmt: str, col: int, depth: int = 0) -> list[_Op]:
+        """Parse one instruction or pseudo (expanded); returns its ops, or [] after an error."""
+        parts = stmt.split(None, 1)
+        mnemonic = parts[0]
+        operand_text = parts[1] if len(parts) > 1 else ""
+        op_col = col + (stmt.index(operand_text, len(mnemonic)) if operand_text else len(stmt))
+        forms = self.a.forms.get(self.a._norm(mnemonic))
+        if forms is None:
+            hint = did_you_mean(self.a._norm(mnemonic), self.a.forms)
+            self.error(col, f"unknown instruction '{mnemonic}'{hint}")
+            return []
+        pieces = _split_top(operand_text) if operand_text.strip() else []
+        failures = []
+        for form in forms:
+            result = self.match(form, pieces, op_col)
+            if not isinstance(result, _Fail):
+                values, cols, texts = result
+                if form.pseudo is not None:
+                    return self.expand(form, values, cols, texts, col, depth)
+                return [self.make_op(form, values, cols)]
+            failures.append(result)
+        # Report the most specific failure: the form whose operand count fits, else the first.
+        best = min(failures, key=lambda f: f[0])
+        self.error(best[1], best[2])
+        return []
+
+    def match(self, form: _Form, pieces, op_col):
+        """Operand values of a form, or (rank, column, message) saying why it does not fit."""
+        n = len(pieces)
+        if not form.required <= n <= len(form.groups):
+            want = str(form.required) if form.required == len(form.groups) else f"{form.required} to {len(form.groups)}"
+            got_col = op_col if n == 0 else op_col + pieces[-1][1]
+            return _Fail(2, got_col, f"'{form.template.mnemonic}' expects {want} operand group"
+                                f"{'s' if want != '1' else ''}, got {n} (syntax: {form.template.text})")
+        values: dict = {}
+        cols: dict = {}
+        texts: dict = {}
+        if form.simple:
+            return self.match_simple(form, pieces, op_col, n, values, cols, texts)
+        for (piece, off), group in zip(pieces, form.groups):
+            stripped = piece.strip()
+            pcol = op_col + off + len(piece) - len(piece.lstrip())
+            if not stripped:
+                return _Fail(1, pcol, f"missing operand {group.text}")
+            if group.single:
+                op = group.operands[0]
+                err = self.operand(form, op, stripped, pcol, values, cols, texts)
+                if err:
+                    return err
+                continue
+            m = group.regex.fullmatch(piece)
+            if m is None:
+                return _Fail(1, pcol, f"expected {group.text}, got '{stripped}'")
+            for op in group.operands:
+                err = self.operand(form, op, m.group(op.name).strip(), op_col + off + m.start(op.name), values, cols, texts)
+                if err:
+                    return err
+        for group in form.groups[n:]:
+            for op in group.operands:
+                values[op.name] = form.specs[op.name].default if form.specs.get(op.name) else op.default
+                cols[op.name] = op_col
+        return values, cols, texts
+
+    def match_simple(self, form: _Form, pieces, op_col: int, n: int, values, cols, texts):
+        """`match` for templates whose operands are separated by commas only (most of them)."""
+        regnames, norm = self.a.regnames, self.a._norm
+        for (piece, off), op, spec in zip(pieces, form.simple, form.simple_specs):
+            text = piece.strip()
+            col = op_col + off + (len(piece) - len(piece.lstrip()) if text else 0)
+            if spec.kind == "reg":
+                reg = regnames.get(norm(text))
+                if reg is not None and reg[0] == spec.regfile and spec.offset <= reg[1] < spec.offset + spec.count:
+                    values[op.name] = reg[1]
+                    cols[op.name] = col
+                    texts[op.name] = text
+                    continue
+            elif spec.kind == "imm" and not self.a.imm_prefix:
+                v = parse_number(text)
+                if v is not None:
+                    values[op.name] = v
+                    cols[op.name] = col
+                    texts[op.name] = text
+                    continue
+            if not text:
+                return _Fail(1, col, f"missing operand {op.name}")
+            err = self.operand(form, op, text, col, values, cols, texts)
+            if err:
+                return err
+        for op in form.simple[n:]:
+            values[op.name] = form.specs[op.name].default if form.specs.get(op.name) else op.default
+            cols[op.name] = op_col
+        return values, cols, texts
+
+    def operand(self, form: _Form, op: Operand, text: str, col: int, values, cols, texts):
+        spec = form.specs.get(op.name)
+        cols[op.name] = col
+        texts[op.name] = text
+        if spec is None:
+            return _Fail(0, col, f"operand {op.name} has an invalid kind")
+        if spec.kind == "reg":
+            reg = self.a.regnames.get(self.a._norm(text))
+            if reg is None:
+                names = self.a.regs_by_file.get(spec.regfile, [])
+                kind = "register" if re.fullmatch(r"[A-Za-z_.$][\w.$]*", text) else "a register"
+                if kind == "register":
+                    return _Fail(0, col, f"unknown register '{text}'{did_you_mean(text, names)}")
+                return _Fail(0, col, f"expected a register of {spec.regfile}, got '{text}'")
+            file, idx = reg
+            if file != spec.regfile:
+                return _Fail(0, col, f"'{text}' is a register of {file}; {op.name} needs a register of {spec.regfile}")
+            if not spec.offset <= idx < spec.offset + spec.count:
+                return _Fail(0, col, f"'{text}' is not allowed here: {op.name} takes {spec.regfile}{spec.offset}.."
+                                f"{spec.regfile}{spec.offset + spec.count - 1}")
+            values[op.name] = idx
+            return None
+        if spec.kind == "enum":
+            v = self.a.enum_values[spec.regfile].get(self.a._norm(text))
+            if v is None:
+                options = ", ".join(i.name for i in next(e for e in self.a.spec.isa.enums if e.name == spec.regfile).items)
+                return _Fail(0, col, f"'{text}' is not a valid {spec.regfile} (one of: {options})")
+            values[op.name] = v
+            return None
+        if self.a.imm_prefix and text.startswith(self.a.imm_prefix):
+            text = text[len(self.a.imm_prefix):].lstrip()
+            col += 1
+        n = parse_number(text)
+        if n is not None:
+            # A number written for a pc-relative operand is the offset itself (as LLVM MC reads it).
+            values[op.name] = ("pcoff", n) if spec.kind == "pcrel" else n
+            return None
+        if _SYMBOL.fullmatch(text):
+            if self.a._norm(text) in self.a.regnames:
+                return _Fail(0, col, f"expected an immediate for {op.name}, got register '{text}'")
+            values[op.name] = ("sym", text, 0)  # the common label operand, without the expression parser
+            return None
+        try:
+            node = parse_expr(text)
+        except ExprError as exc:
+            return _Fail(0, col + exc.column, str(exc))
+        values[op.name] = node
+        return None
+
+    def make_op(self, form: _Form, values: dict, cols: dict) -> _Op:
+        enc = self.a.encs[form.name]
+        relocs = []
+        for v in values.values():
+            if isinstance(v, tuple):
+                relocs.extend(_relocs_in(v))
+        return _Op(enc, values, cols, relocs)
+
+    def expand(self, form: _Form, values, cols, texts, col: int, depth: int) -> list[_Op]:
+        if depth > 8:
+            self.error(col, f"pseudo-instruction {form.name} expands too deeply")
+            return []
+        known = {k: v for k, v in values.items() if isinstance(v, int)}
+        for exp in form.pseudo.expansions:
+            if exp.when is not None:
+                if len(known) < len(values):
+                    continue  # a symbol's value is not known yet: take the general expansion
+                try:
+                    if not self.a.when[id(exp)](known):
+                        continue
+                except (EvalError, KeyError):
+                    continue
+            ops: list[_Op] = []
+            for line in exp.lines:
+                text = re.sub(r"\{(\w+)\}", lambda m: texts.get(m.group(1), str(values.get(m.group(1), ""))), line)
+                sub = self.instruction(text.strip(), col, depth + 1)
+                if not sub:
+                    return []
+                ops.extend(sub)
+            return ops
+        return []
+
+    def place_ops(self, ops: list[_Op], col: int) -> None:
+        if self.a.bundles:
+            self.place_bundle(ops, col)
+            return
+        for op in ops:
+            if self.a.hwloop is not None:
+                self.check_loop(op, col)
+            size = op.enc.width // 8
+            item = _Item(self.section, self.sizes[self.section], size, self.line_no, col, self.line.strip(), [op],
+                         seq=self.seq)
+            self.items.append(item)
+            if op.relocs:
+                self.reloc_items.append(item)
+            self.sizes[self.section] += size
+
+    def bundle(self, stmt: str, col: int) -> None:
+        ops: list[_Op] = []
+        for piece, off in _split_top(stmt, self.a.bundle_sep):
+            if not piece.strip():
+                continue
+            pcol = col + off + len(piece) - len(piece.lstrip())
+            got = self.instruction(piece.strip(), pcol)
+            if not got:
+                return
+            ops.extend(got)
+        self.place_bundle(ops, col)
+
+    def place_bundle(self, ops: list[_Op], col: int) -> None:
+        used: dict[str, _Op] = {}
+        for op in ops:
+            slot = op.enc.slot
+            if slot in used:
+                self.error(op_col(op, col), f"slot conflict: {used[slot].enc.insn.template.mnemonic} and "
+                                            f"{op.enc.insn.template.mnemonic} both need the {slot} slot")
+                return
+            used[slot] = op
+        fmt = next((b for b in self.a.bundles if set(used) <= set(b.fields)), None)
+        if fmt is None:
+            self.error(col, f"no bundle format holds the slots {', '.join(sorted(used))} together")
+            return
+        for op in ops:
+            self.check_loop(op, col)
+        size = fmt.width // 8
+        self.items.append(_Item(self.section, self.sizes[self.section], size, self.line_no, col, self.line.strip(),
+                                ops, bundle=fmt, seq=self.seq))
+        self.sizes[self.section] += size
+
+    def check_loop(self, op: _Op, col: int) -> None:
+        h = self.a.hwloop
+        if h is None:
+            return
+        if op.enc.name == h.start:
+            self.loops.append((self.line_no, col))
+            if self.a.loop_depth is not None and len(self.loops) > self.a.loop_depth:
+                self.error(col, f"hardware loops nest {len(self.loops)} deep; this machine supports {self.a.loop_depth}")
+        elif op.enc.name == h.end:
+            if not self.loops:
+                self.error(col, f"{op.enc.insn.template.mnemonic} without a matching {h.start}")
+            else:
+                self.loops.pop()
+
+    # ---- directives ------------------------------------------------------------------------------------
+    def directive(self, stmt: str, col: int) -> None:
+        parts = stmt.split(None, 1)
+        name, args = parts[0], (parts[1] if len(parts) > 1 else "")
+        arg_col = col + (stmt.index(args, len(name)) if args else len(stmt))
+        if name in self.a.ignored:
+            return
+        if name not in self.a.directives:
+            known = self.a.directives | self.a.ignored
+            hint = did_you_mean(name, known) if known else ""
+            self.error(col, f"unknown directive '{name}'{hint}" if known or hint else
+                       f"directives are not allowed in this assembly dialect ('{name}')")
+            return
+        if name in (".text", ".data", ".bss", ".rodata"):
+            self.switch(name)
+        elif name == ".section":
+            sec = args.split(",")[0].strip()
+            if not sec:
+                self.error(arg_col, ".section needs a name")
+            else:
+                self.switch(sec)
+        elif name in (".globl", ".global"):
+            for sym, _ in _split_top(args):
+                if sym.strip():
+                    self.globals.add(sym.strip())
+        elif name in (".align", ".p2align", ".balign"):
+            self.align(name, args, arg_col)
+        elif name in _DATA_SIZES or name in (".float", ".double"):
+            self.data(name, args, arg_col)
+        elif name in (".zero", ".space", ".skip"):
+            self.space(args, arg_col)
+        elif name in (".equ", ".set"):
+            self.equ(args, arg_col)
+        else:
+            self.error(col, f"directive '{name}' is declared by the ISA but not supported by the assembler")
+
+    def switch(self, name: str) -> None:
+        self.section = name
+        self.sizes.setdefault(name, 0)
+        self.aligns.setdefault(name, 1)
+
+    def constant(self, text: str, col: int, what: str) -> Optional[int]:
+        """A value needed in pass 1 (sizes, alignments): numbers and already-defined .equ symbols."""
+        try:
+            node = parse_expr(text)
+        except ExprError as exc:
+            self.error(col + exc.column, str(exc))
+            return None
+        try:
+            return eval_expr(node, self.pass1_symbol, _no_local, self.sizes[self.section], _no_reloc)
+        except _Unknown as exc:
+            self.error(col + exc.column, f"{what} must be a constant known here; '{exc.name}' is not")
+        except ExprError as exc:
+            self.error(col + exc.column, str(exc))
+        return None
+
+    def pass1_symbol(self, name: str, col: int) -> int:
+        s = self.symbols.get(name)
+        if s is not None and s.section is None and isinstance(s.value, int):
+            return s.value
+        raise _Unknown(name, col)
+
+    def align(self, name: str, args: str, col: int) -> None:
+        n = self.constant(args.split(",")[0], col, "an alignment")
+        if n is None:
+            return
+        amount = n if name == ".balign" else 1 << n if 0 <= n < 32 else -1
+        if amount <= 0 or amount & (amount - 1):
+            self.error(col, f"{name} {n}: alignment must be a power of two" if name == ".balign"
+                       else f"{name} {n}: the power of two must be between 0 and 31")
+            return
+        pad = -self.sizes[self.section] % amount
+        if pad:
+            self.items.append(_Item(self.section, self.sizes[self.section], pad, self.line_no, col, self.line.strip(), [],
+                                    data=[(0, 1, col)] * pad))
+            self.sizes[self.section] += pad
+        self.aligns[self.section] = max(self.aligns[self.section], amount)
+
+    def data(self, name: str, args: str, col: int) -> None:
+        size = _DATA_SIZES.get(name, 4 if name == ".float" else 8)
+        values = []
+        for piece, off in _split_top(args):
+            text = piece.strip()
+            pcol = col + off + len(piece) - len(piece.lstrip())
+            if not text:
+                self.error(pcol, f"{name} needs a value")
+                return
+            if name in (".float", ".double"):
+                try:
+                    values.append((float(text), size, pcol))
+                except ValueError:
+                    self.error(pcol, f"{name} needs a floating-point number, got '{text}'")
+                    return
+                continue
+            n = parse_number(text)
+            if n is None:
+                try:
+                    n = parse_expr(text)
+                except ExprError as exc:
+                    self.error(pcol + exc.column, str(exc))
+                    return
+            values.append((n, size, pcol))
+        self.items.append(_Item(self.section, self.sizes[self.section], size * len(values), self.line_no, col,
+                                self.line.strip(), [], data=values, float_data=name in (".float", ".double"),
+                                seq=self.seq))
+        self.sizes[self.section] += size * len(values)
+
+    def space(self, args: str, col: int) -> None:
+        pieces = _split_top(args)
+        n = self.constant(pieces[0][0], col, "a size")
+        fill = self.constant(pieces[1][0], col + pieces[1][1], "a fill value") if len(pieces) > 1 else 0
+        if n is None or fill is None:
+            return
+        if n < 0:
+            self.error(col, f"negative size {n}")
+            return
+        self.items.append(_Item(self.section, self.sizes[self.section], n, self.line_no, col, self.line.strip(), [],
+                                data=[(fill & 0xFF, 1, col)] * n))
+        self.sizes[self.section] += n
+
+    def equ(self, args: str, col: int) -> None:
+        pieces = _split_top(args)
+        if len(pieces) != 2 or not pieces[0][0].strip():
+            self.error(col, "expected NAME, VALUE")
+            return
+        name = pieces[0][0].strip()
+        vcol = col + pieces[1][1] + len(pieces[1][0]) - len(pieces[1][0].lstrip())
+        try:
+            node = parse_expr(pieces[1][0])
+        except ExprError as exc:
+            self.error(vcol + exc.column, str(exc))
+            return
+        if name in self.symbols and self.symbols[name].section is not None:
+            self.error(col, f"'{name}' is already a label (line {self.symbols[name].line})")
+            return
+        try:
+            value = eval_expr(node, self.pass1_symbol, _no_local, self.sizes[self.section], _no_reloc)
+        except (_Unknown, ExprError):
+            value = node  # resolved in pass 2
+        self.symbols[name] = _Symbol(None, value, self.line_no, col)
+
+    # ---- pass 2 --------------------------------------------------------------------------------------------
+    def pass2(self) -> Program:
+        bases = {}
+        addr = self.a.entry
+        for name in self.sizes:  # sections in order of first use, text first
+            align = max(self.aligns.get(name, 1), 16 if name != ".text" else 1)
+            addr += -addr % align
+            bases[name] = addr
+            addr += self.sizes[name]
+        self.bases = bases
+        sections = {name: Section(name, bases[name], bytearray(self.sizes[name])) for name in self.sizes}
+        self.resolved: dict[str, int] = {}
+        symbols = {}
+        for name, s in self.symbols.items():
+            v = self.symbol_value(name, s.col, s.line)
+            if v is not None:
+                symbols[name] = v
+        for name in self.globals:
+            if name not in self.symbols:
+                self.error(0, f".globl names undefined symbol '{name}'")
+        placed = []
+        order = "little" if self.a.endian == "little" else "big"
+        self.reloc_sites = {bases[i.section] + i.offset: i for i in self.reloc_items}
+        for item in self.items:
+            address = bases[item.section] + item.offset
+            sec = sections[item.section]
+            if item.data is not None:
+                self.emit_data(item, address, sec, order)
+                continue
+            self.line_no = item.line
+            if item.bundle is None:
+                op = item.ops[0]
+                word = self.encode(op, address, item)
+                if word is None:
+                    continue
+                sec.data[item.offset:item.offset + item.size] = word.to_bytes(item.size, order)
+            else:
+                word = item.bundle.fixed_match
+                used = {op.enc.slot for op in item.ops}
+                ok = True
+                for op in item.ops:
+                    w = self.encode(op, address, item)
+                    if w is None:
+                        ok = False
+                        continue
+                    word = item.bundle.fields[op.enc.slot].insert(word, w)
+                for slot in item.bundle.fields:
+                    if slot not in used and self.a.nops.get(slot) is not None:
+                        word = item.bundle.fields[slot].insert(word, self.a.nops[slot])
+                if not ok:
+                    continue
+                sec.data[item.offset:item.offset + item.size] = word.to_bytes(item.size, order)
+            placed.append(Placed(address, item.size, tuple((op.enc.name, tuple(op.final.items())) for op in item.ops),
+                                 item.line, item.text))
+        return Program(self.path, sections, symbols, self.globals, placed, bases[".text"], self.a.endian)
+
+    def symbol_value(self, name: str, col: int, line: Optional[int] = None, stack=()) -> Optional[int]:
+        if name in self.resolved:
+            return self.resolved[name]
+        s = self.symbols.get(name)
+        if s is None:
+            return None
+        if s.section is not None:
+            v = self.bases[s.section] + s.value
+        elif isinstance(s.value, int):
+            v = s.value
+        else:
+            if name in stack:
+                self.error(s.col, f"symbol '{name}' is defined in terms of itself", s.line)
+                return None
+            try:
+                v = eval_expr(s.value, lambda n, c: self.lookup(n, c, s.line, stack + (name,)), _no_local, 0, _no_reloc)
+            except (_Undefined, ExprError) as exc:
+                if isinstance(exc, ExprError):
+                    self.error(s.col, str(exc), s.line)
+                return None
+        self.resolved[name] = v
+        return v
+
+    def lookup(self, name: str, col: int, line: int, stack=()) -> int:
+        v = self.symbol_value(name, col, line, stack)
+        if v is None:
+            if name not in self.symbols:
+                hint = did_you_mean(name, self.symbols)
+                self.error(col, f"undefined symbol '{name}'{hint}", line)
+            raise _Undefined(name)
+        return v
+
+    def local(self, n: int, direction: str, seq: int, col: int, line: int) -> int:
+        defs = self.locals.get(n, [])
+        if direction == "b":
+            cands = [d for d in defs if d[0] <= seq]
+            hit = cands[-1] if cands else None
+        else:
+            hit = next((d for d in defs if d[0] > seq), None)
+        if hit is None:
+            self.error(col, f"local label {n}{direction} has no {'earlier' if direction == 'b' else 'later'} "
+                            f"'{n}:' definition", line)
+            raise _Undefined(f"{n}{direction}")
+        return self.bases[hit[1]] + hit[2]
+
+    def value(self, v, item: _Item, col: int, address: int) -> Optional[int]:
+        if isinstance(v, int):
+            return v
+        if v[0] == "pcoff":  # a numeric pc-relative offset: its target
+            return address + (item.size if self.a.pcrel_next else 0) + v[1]
+        try:
+            return eval_expr(v, lambda n, c: self.lookup(n, col + c, item.line),
+                             lambda n, d, c: self.local(n, d, item.seq, col + c, item.line), address,
+                             lambda r, x, c: self.reloc(r, x, address, item, col + c))
+        except _Undefined:
+            return None
+        except ExprError as exc:
+            self.error(col + exc.column, str(exc), item.line)
+            return None
+
+    def reloc(self, name: str, inner: Node, address: int, item: _Item, col: int) -> int:
+        r = self.a.relocs.get(name)
+        if r is None:
+            self.error(col, f"unknown relocation operator %{name}{did_you_mean(name, self.a.relocs)}", item.line)
+            raise _Undefined(name)
+        pc = address
+        if r.paired:
+            # %pcrel_lo(label): the label marks the instruction carrying %pcrel_hi(sym); use its sym and pc.
+            target = self.value(inner, item, col, address)
+            if target is None:
+                raise _Undefined(name)
+            site = self.reloc_sites.get(target)
+            node = _find_reloc(site, r.paired) if site else None
+            if node is None:
+                self.error(col, f"%{name} must name a label on an instruction that uses %{r.paired}", item.line)
+                raise _Undefined(name)
+            x = self.value(node, site, col, target)
+            pc = target
+        else:
+            x = self.value(inner, item, col, address)
+        if x is None:
+            raise _Undefined(name)
+        try:
+            return self.a.reloc_fns[name]({r.arg: x, "pc": pc})
+        except (EvalError, KeyError) as exc:
+            self.error(col, f"%{name}: {exc}", item.line)
+            raise _Undefined(name) from None
+
+    def encode(self, op: _Op, address: int, item: _Item) -> Optional[int]:
+        # Fast path: every operand already a number and in range (the checks below, inlined).
+        values = op.values
+        word = op.enc.insn.match
+        final = {}
+        for name, kind, lo, hi, offset, align, vmask, pieces in self.a.plans[op.enc.name]:
+            v = values.get(name)
+            if v.__class__ is not int:
+                return self.encode_slow(op, address, item)
+            if kind == 2:  # pc-relative: the operand is the target address
+                final[name] = v
+                v -= address + (item.size if self.a.pcrel_next else 0)
+            else:
+                final[name] = v
+                v -= offset
+            if not lo <= v <= hi or v & align:
+                return self.encode_slow(op, address, item)
+            v &= vmask
+            for vlo, wlo, width in pieces:
+                word |= ((v >> vlo) & ((1 << width) - 1)) << wlo
+        op.final = final
+        if op.enc.name in self.a.warn_fns:
+            self.check_warnings(op, final, item)
+        return word
+
+    def encode_slow(self, op: _Op, address: int, item: _Item) -> Optional[int]:
+        enc = op.enc
+        word = enc.insn.match
+        final = {}
+        ok = True
+        for b in enc.bindings:
+            o = b.operand
+            col = op.cols.get(o.name, item.col)
+            v = self.value(op.values.get(o.name), item, col, address)
+            if v is None:
+                ok = False
+                continue
+            shown = v
+            if o.kind == "pcrel":
+                base = address + (item.size if self.a.pcrel_next else 0)
+                target = v
+                v = target - base
+                final[o.name] = target
+            else:
+                final[o.name] = v
+            lo, hi = operand_range(o)
+            if o.kind == "reg":
+                v -= o.offset
+            elif not lo <= v <= hi:
+                what = "branch offset" if o.kind == "pcrel" else "immediate"
+                detail = f" (target {shown:#x})" if o.kind == "pcrel" else ""
+                self.error(col, f"{what} {v}{detail} is out of range for {o.name}: "
+                                f"{'i' if o.signed else 'u'}{o.width} takes {lo}..{hi}", item.line)
+                ok = False
+                continue
+            if b.field.shift and v & ((1 << b.field.shift) - 1):
+                what = "branch target" if o.kind == "pcrel" else "immediate"
+                self.error(col, f"misaligned {what}: {o.name} = {v} is not a multiple of {1 << b.field.shift}", item.line)
+                ok = False
+                continue
+            word = b.field.insert(word, v & ((1 << b.field.value_width) - 1))
+        op.final = final
+        if ok:
+            self.check_warnings(op, final, item)
+        return word if ok else None
+
+    def check_warnings(self, op: _Op, final: dict, item: _Item) -> None:
+        for fn, message in self.a.warn_fns.get(op.enc.name, ()):
+            try:
+                hit = fn(final)
+            except (EvalError, KeyError):
+                continue
+            if hit:
+                self.warn(item.col, f"{op.enc.insn.template.mnemonic}: {message}", item.line)
+
+    def emit_data(self, item: _Item, address: int, sec: Section, order: str) -> None:
+        pos = item.offset
+        for v, size, col in item.data:
+            if item.float_data:
+                raw = struct.pack("<f" if size == 4 else "<d", v) if order == "little" else \
+                    struct.pack(">f" if size == 4 else ">d", v)
+                sec.data[pos:pos + size] = raw
+                pos += size
+                continue
+            n = self.value(v, item, col, address + (pos - item.offset))
+            if n is None:
+                pos += size
+                continue
+            if not -(1 << (8 * size - 1)) <= n < (1 << (8 * size)):
+                self.error(col, f"value {n} does not fit in {size} byte{'s' if size > 1 else ''}", item.line)
+            sec.data[pos:pos + size] = (n & ((1 << (8 * size)) - 1)).to_bytes(size, order)
+            pos += size
+
+
+def _plan(b) -> tuple:
+    """One operand's encoding step, flattened for Assembler.encode's fast path."""
+    o, f = b.operand, b.field
+    kind = {"reg": 0, "imm": 1, "pcrel": 2, "enum": 3}[o.kind]
+    lo, hi = operand_range(o)
+    if o.kind == "reg":
+        lo, hi = 0, o.count - 1  # after subtracting the class offset
+    return (o.name, kind, lo, hi, o.offset, (1 << f.shift) - 1, (1 << f.value_width) - 1, f.pieces)
+
+
+class _Unknown(Exception):
+    def __init__(self, name: str, column: int):
+        super().__init__(name)
+        self.name = name
+        self.column = column
+
+
+class _Undefined(Exception):
+    pass
+
+
+def _no_local(n, d, c):
+    raise _Unknown(f"{n}{d}", c)
+
+
+def _no_reloc(r, x, c):
+    raise _Unknown(f"%{r}", c)
+
+
+def _relocs_in(node: Node) -> list[str]:
+    kind = node[0]
+    if kind == "reloc":
+        return [node[1]] + _relocs_in(node[2])
+    if kind in ("neg", "not"):
+        return _relocs_in(node[1])
+    if kind == "bin":
+        return _relocs_in(node[2]) + _relocs_in(node[3])
+    return []
+
+
+def _find_reloc(item: _Item, name: str) -> Optional[Node]:
+    def walk(node):
+        if not isinstance(node, tuple):
+            return None
+        if node[0] == "reloc":
+            return node[2] if node[1] == name else walk(node[2])
+        if node[0] in ("neg", "not"):
+            return walk(node[1])
+        if node[0] == "bin":
+            return walk(node[2]) or walk(node[3])
+        return None
+    for op in item.ops:
+        for v in op.values.values():
+            hit = walk(v)
+            if hit is not None:
+                return hit
+    return None
+
+
+def op_col(op: _Op, default: int) -> int:
+    return min(op.cols.values(), default=default)
+
+
+def _in_string(raw: str, i: int) -> bool:
+    return raw.count('"', 0, i) % 2 == 1
+
