@@ -19,6 +19,7 @@ from isadl.params import EvalError, compile_expr
 from isadl.syntax import Operand, Template
 
 from .expr import ExprError, Node, parse_expr, parse_number
+from .fastpath import compile_encoder, compile_matcher
 from .expr import evaluate as eval_expr
 from .program import Placed, Program, Section
 from .tables import Encoding, bundle_formats, encodings, operand_range, pcrel_base, slot_nops
@@ -64,6 +65,7 @@ class _Form:
     specs: dict = field(default_factory=dict)  # operand name -> OperandSpec
     simple: tuple = ()  # when every group is one operand: the operands in order (the fast path)
     simple_specs: tuple = ()
+    fast: object = None  # generated matcher (kcgen.asm.fastpath), when the form is simple
 
     def __post_init__(self):
         if self.groups and all(g.single for g in self.groups) and all(
@@ -150,16 +152,17 @@ def _groups(template: Template, specs: dict) -> tuple[list[_Group], int]:
 
 # ---- pass-1 records ---------------------------------------------------------------------------------------
 
-@dataclass
+@dataclass(slots=True)
 class _Op:
     enc: Encoding
-    values: dict  # operand name -> int | expression node
-    cols: dict  # operand name -> 0-based column in the line
+    values: dict  # operand name -> int | expression node (shared with the memo: never mutated)
+    cols: Optional[dict]  # operand name -> 0-based column; None: recomputed from `src` when an error needs it
     relocs: list  # reloc operator names used by this op's operands
     final: dict = field(default_factory=dict)  # pass 2: operand values as encoded (pcrel: the target)
+    src: Optional[tuple] = None  # (statement text, column, form) for recomputing columns
 
 
-@dataclass
+@dataclass(slots=True)
 class _Item:
     section: str
     offset: int
@@ -222,11 +225,24 @@ class Assembler:
         self.warn_fns = {name: [(compile_expr(w.cond, spec.params), w.message) for w in s.insn.warnings]
                          for name, s in spec.instructions.items() if s.insn.warnings}
         self.plans = {name: tuple(_plan(b) for b in e.bindings) for name, e in self.encs.items()}
+        self.encoders = {name: compile_encoder(name, e.insn.match, self.plans[name], self.pcrel_next)
+                         for name, e in self.encs.items()}
+        for forms in self.forms.values():
+            for form in forms:
+                form.fast = compile_matcher(form, self.regnames, self.enum_values, self.insensitive, self.imm_prefix)
+        self.memo: dict[str, list] = {}
         self.bundles = bundle_formats(spec)
         self.nops = slot_nops(spec, self.encs)
         self.hwloop = isa.hwloop
         self.loop_depth = spec.params_eval(isa.hwloop.depth) if isa.hwloop and isa.hwloop.depth is not None else None
         self.entry = spec.params_eval(isa.abi.entry) if isa.abi and isa.abi.entry is not None else 0
+
+    MEMO_LIMIT = 1 << 18
+
+    def remember(self, stmt: str, ops: list) -> None:
+        if len(self.memo) >= self.MEMO_LIMIT:
+            self.memo.clear()
+        self.memo[stmt] = ops
 
     def _norm(self, s: str) -> str:
         return s.lower() if self.insensitive else s
@@ -335,6 +351,9 @@ class _Run:
     # ---- instructions ----------------------------------------------------------------------------------
     def instruction(self, stmt: str, col: int, depth: int = 0) -> list[_Op]:
         """Parse one instruction or pseudo (expanded); returns its ops, or [] after an error."""
+        memo = self.a.memo.get(stmt)
+        if memo is not None:  # the same text always means the same operands (numbers and registers only)
+            return [_Op(enc, values, None, [], src=(stmt, col, form)) for enc, values, form in memo]
         parts = stmt.split(None, 1)
         mnemonic = parts[0]
         operand_text = parts[1] if len(parts) > 1 else ""
@@ -345,13 +364,24 @@ class _Run:
             self.error(col, f"unknown instruction '{mnemonic}'{hint}")
             return []
         pieces = _split_top(operand_text) if operand_text.strip() else []
+        for form in forms:
+            if form.fast is not None and form.pseudo is None:
+                values = form.fast(pieces)
+                if values is not None:
+                    enc = self.a.encs[form.name]
+                    if all(v.__class__ is int for v in values.values()):
+                        self.a.remember(stmt, [(enc, values, form)])
+                    return [_Op(enc, values, None, [], src=(stmt, col, form))]
         failures = []
         for form in forms:
             result = self.match(form, pieces, op_col)
             if not isinstance(result, _Fail):
                 values, cols, texts = result
                 if form.pseudo is not None:
-                    return self.expand(form, values, cols, texts, col, depth)
+                    ops = self.expand(form, values, cols, texts, col, depth)
+                    if ops and depth == 0 and all(v.__class__ is int for op in ops for v in op.values.values()):
+                        self.a.remember(stmt, [(op.enc, op.values, None) for op in ops])
+                    return ops
                 return [self.make_op(form, values, cols)]
             failures.append(result)
         # Report the most specific failure: the form whose operand count fits, else the first.
@@ -761,7 +791,7 @@ class _Run:
                 if not ok:
                     continue
                 sec.data[item.offset:item.offset + item.size] = word.to_bytes(item.size, order)
-            placed.append(Placed(address, item.size, tuple((op.enc.name, tuple(op.final.items())) for op in item.ops),
+            placed.append(Placed(address, item.size, tuple((op.enc.name, op.final) for op in item.ops),
                                  item.line, item.text))
         return Program(self.path, sections, symbols, self.globals, placed, bases[".text"], self.a.endian)
 
@@ -854,29 +884,27 @@ class _Run:
             raise _Undefined(name) from None
 
     def encode(self, op: _Op, address: int, item: _Item) -> Optional[int]:
-        # Fast path: every operand already a number and in range (the checks below, inlined).
-        values = op.values
-        word = op.enc.insn.match
-        final = {}
-        for name, kind, lo, hi, offset, align, vmask, pieces in self.a.plans[op.enc.name]:
-            v = values.get(name)
-            if v.__class__ is not int:
-                return self.encode_slow(op, address, item)
-            if kind == 2:  # pc-relative: the operand is the target address
-                final[name] = v
-                v -= address + (item.size if self.a.pcrel_next else 0)
-            else:
-                final[name] = v
-                v -= offset
-            if not lo <= v <= hi or v & align:
-                return self.encode_slow(op, address, item)
-            v &= vmask
-            for vlo, wlo, width in pieces:
-                word |= ((v >> vlo) & ((1 << width) - 1)) << wlo
-        op.final = final
+        done = self.a.encoders[op.enc.name](op.values, address, item.size)  # numbers in range: generated code
+        if done is None:
+            return self.encode_slow(op, address, item)
+        word, op.final = done
         if op.enc.name in self.a.warn_fns:
-            self.check_warnings(op, final, item)
+            self.check_warnings(op, op.final, item)
         return word
+
+    def columns(self, op: _Op, item: _Item) -> dict:
+        """Operand columns for a message: recomputed from the statement text only when needed."""
+        if op.cols is None:
+            op.cols = {}
+            if op.src is not None and op.src[2] is not None:
+                stmt, col, form = op.src
+                parts = stmt.split(None, 1)
+                text = parts[1] if len(parts) > 1 else ""
+                op_col = col + (stmt.index(text, len(parts[0])) if text else len(stmt))
+                result = self.match(form, _split_top(text) if text.strip() else [], op_col)
+                if not isinstance(result, _Fail):
+                    op.cols = result[1]
+        return op.cols
 
     def encode_slow(self, op: _Op, address: int, item: _Item) -> Optional[int]:
         enc = op.enc
@@ -885,7 +913,7 @@ class _Run:
         ok = True
         for b in enc.bindings:
             o = b.operand
-            col = op.cols.get(o.name, item.col)
+            col = self.columns(op, item).get(o.name, item.col)
             v = self.value(op.values.get(o.name), item, col, address)
             if v is None:
                 ok = False
@@ -1007,7 +1035,7 @@ def _find_reloc(item: _Item, name: str) -> Optional[Node]:
 
 
 def op_col(op: _Op, default: int) -> int:
-    return min(op.cols.values(), default=default)
+    return min(op.cols.values(), default=default) if op.cols else default
 
 
 def _in_string(raw: str, i: int) -> bool:

@@ -16,12 +16,12 @@ class Section:
         return self.base + len(self.data)
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Placed:
     """One instruction (or VLIW bundle) as placed in memory."""
     address: int
     size: int  # bytes
-    ops: tuple[tuple[str, tuple[tuple[str, int], ...]], ...]  # (instruction name, ((operand, value), ...)) per slot
+    ops: tuple[tuple[str, dict], ...]  # (instruction name, {operand: value}) per slot; pc-relative: the target
     line: int  # source line (1-based)
     text: str  # the source line, stripped
 
@@ -30,7 +30,7 @@ class Placed:
         return self.ops[0][0]
 
     def operands(self, slot: int = 0) -> dict[str, int]:
-        return dict(self.ops[slot][1])
+        return self.ops[slot][1]
 
 
 @dataclass
