@@ -15,7 +15,7 @@ from typing import NamedTuple, Optional, Union
 from isadl import ir
 from isadl.check import InsnSpec, Spec
 from isadl.diagnostics import Diagnostic, IsaError, did_you_mean
-from isadl.params import EvalError, compile_expr
+from isadl.params import EvalError, compile_expr, names_in
 from isadl.syntax import Operand, Template
 
 from .expr import ExprError, Node, parse_expr, parse_number
@@ -25,6 +25,8 @@ from .program import Placed, Program, Section
 from .tables import Encoding, bundle_formats, encodings, operand_range, pcrel_base, slot_nops
 
 MAX_ERRORS = 100
+_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+_CONST_RELOC = re.compile(r"%(\w+)\(\s*(-?(?:0[xX][0-9a-fA-F]+|[0-9]+))\s*\)")
 _SYMBOL = re.compile(r"[A-Za-z_.$][\w.$]*")
 _LABEL = re.compile(r"\s*([A-Za-z_.$][\w.$]*|[0-9]+)\s*:(?!=)")
 _DATA_SIZES = {".byte": 1, ".half": 2, ".short": 2, ".hword": 2, ".2byte": 2, ".word": 4, ".long": 4, ".4byte": 4,
@@ -76,13 +78,22 @@ class _Form:
 
 def _split_top(text: str, sep: str = ",") -> list[tuple[str, int]]:
     """Split at separators outside () and []; returns (piece, start offset) pairs."""
-    if "(" not in text and "[" not in text:  # the common case, at C speed
-        out, start = [], 0
-        for piece in text.split(sep):
-            out.append((piece, start))
-            start += len(piece) + 1
-        return out
-    out, depth, start = [], 0, 0
+    out, pos, pending = [], 0, None
+    for raw in text.split(sep):  # split at C speed, then re-join pieces cut inside brackets
+        piece, begin = (pending[0] + sep + raw, pending[1]) if pending is not None else (raw, pos)
+        pos += len(raw) + 1
+        depth = _depth(piece) if ("(" in piece or "[" in piece or ")" in piece or "]" in piece) else 0
+        if depth < 0:
+            break  # a closing bracket first: let the careful scan below decide
+        if depth > 0:
+            pending = (piece, begin)
+            continue
+        pending = None
+        out.append((piece, begin))
+    else:
+        if pending is None:
+            return out
+    out, depth, start = [], 0, 0  # unbalanced brackets: the careful scan, for a precise error later
     for i, ch in enumerate(text):
         if ch in "([":
             depth += 1
@@ -93,6 +104,19 @@ def _split_top(text: str, sep: str = ",") -> list[tuple[str, int]]:
             start = i + 1
     out.append((text[start:], start))
     return out
+
+
+def _depth(text: str) -> int:
+    """Bracket depth at the end of text; -1 as soon as it would go negative."""
+    depth = 0
+    for ch in text:
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+            if depth < 0:
+                return -1
+    return depth
 
 
 def _literal_regex(lit: str) -> str:
@@ -160,6 +184,7 @@ class _Op:
     relocs: list  # reloc operator names used by this op's operands
     final: dict = field(default_factory=dict)  # pass 2: operand values as encoded (pcrel: the target)
     src: Optional[tuple] = None  # (statement text, column, form) for recomputing columns
+    word: Optional[int] = None  # encoded already in pass 1 (numbers only, nothing pc-relative)
 
 
 @dataclass(slots=True)
@@ -222,9 +247,12 @@ class Assembler:
         self.when = {id(e): compile_expr(e.when, spec.params) for p in isa.pseudos for e in p.expansions
                      if e.when is not None}
         self.reloc_fns = {r.name: compile_expr(r.value, spec.params) for r in self.relocs.values()}
+        self.pc_free_relocs = {r.name for r in self.relocs.values()
+                               if not r.paired and all(n.id != "pc" for n in names_in(r.value))}
         self.warn_fns = {name: [(compile_expr(w.cond, spec.params), w.message) for w in s.insn.warnings]
                          for name, s in spec.instructions.items() if s.insn.warnings}
         self.plans = {name: tuple(_plan(b) for b in e.bindings) for name, e in self.encs.items()}
+        self.pc_relative = {name for name, e in self.encs.items() if any(b.operand.kind == "pcrel" for b in e.bindings)}
         self.encoders = {name: compile_encoder(name, e.insn.match, self.plans[name], self.pcrel_next)
                          for name, e in self.encs.items()}
         for forms in self.forms.values():
@@ -353,7 +381,7 @@ class _Run:
         """Parse one instruction or pseudo (expanded); returns its ops, or [] after an error."""
         memo = self.a.memo.get(stmt)
         if memo is not None:  # the same text always means the same operands (numbers and registers only)
-            return [_Op(enc, values, None, [], src=(stmt, col, form)) for enc, values, form in memo]
+            return [_Op(enc, values, None, [], final, (stmt, col, form), word) for enc, values, form, word, final in memo]
         parts = stmt.split(None, 1)
         mnemonic = parts[0]
         operand_text = parts[1] if len(parts) > 1 else ""
@@ -365,13 +393,28 @@ class _Run:
             return []
         pieces = _split_top(operand_text) if operand_text.strip() else []
         for form in forms:
+            if form.fast is not None and form.pseudo is not None and form.simple and depth == 0:
+                values = form.fast(pieces)
+                if values is not None and all(v.__class__ is int for v in values.values()) and all(
+                        s.kind != "imm" or s.lo <= values[o.name] <= s.hi for o, s in zip(form.simple, form.simple_specs)):
+                    texts = {op.name: piece.strip() for op, (piece, _) in zip(form.simple, pieces)}
+                    ops = self.expand(form, values, {}, texts, col, depth)
+                    if ops and all(v.__class__ is int for op in ops for v in op.values.values()):
+                        self.a.remember(stmt, [(op.enc, op.values, None, op.word, op.final) for op in ops])
+                    if ops or self.diags:
+                        return ops
             if form.fast is not None and form.pseudo is None:
                 values = form.fast(pieces)
                 if values is not None:
                     enc = self.a.encs[form.name]
+                    op = _Op(enc, values, None, [], src=(stmt, col, form))
                     if all(v.__class__ is int for v in values.values()):
-                        self.a.remember(stmt, [(enc, values, form)])
-                    return [_Op(enc, values, None, [], src=(stmt, col, form))]
+                        if form.name not in self.a.pc_relative:
+                            done = self.a.encoders[form.name](values, 0, 0)
+                            if done is not None:
+                                op.word, op.final = done
+                        self.a.remember(stmt, [(enc, values, form, op.word, op.final)])
+                    return [op]
         failures = []
         for form in forms:
             result = self.match(form, pieces, op_col)
@@ -380,7 +423,7 @@ class _Run:
                 if form.pseudo is not None:
                     ops = self.expand(form, values, cols, texts, col, depth)
                     if ops and depth == 0 and all(v.__class__ is int for op in ops for v in op.values.values()):
-                        self.a.remember(stmt, [(op.enc, op.values, None) for op in ops])
+                        self.a.remember(stmt, [(op.enc, op.values, None, op.word, op.final) for op in ops])
                     return ops
                 return [self.make_op(form, values, cols)]
             failures.append(result)
@@ -518,6 +561,12 @@ class _Run:
             self.error(col, f"pseudo-instruction {form.name} expands too deeply")
             return []
         known = {k: v for k, v in values.items() if isinstance(v, int)}
+        for name, v in known.items():  # the pseudo's own operand ranges (li's i32)
+            spec = form.specs.get(name)
+            if spec is not None and spec.kind == "imm" and not spec.lo <= v <= spec.hi:
+                self.error(cols.get(name, col), f"immediate {v} is out of range for {name}: "
+                                                f"{'i' if spec.signed else 'u'}{spec.width} takes {spec.lo}..{spec.hi}")
+                return []
         for exp in form.pseudo.expansions:
             if exp.when is not None:
                 if len(known) < len(values):
@@ -528,14 +577,28 @@ class _Run:
                 except (EvalError, KeyError):
                     continue
             ops: list[_Op] = []
+            constant = len(known) == len(values)
+            numbers = {k: str(v) for k, v in known.items() if form.specs[k].kind == "imm"}
             for line in exp.lines:
-                text = re.sub(r"\{(\w+)\}", lambda m: texts.get(m.group(1), str(values.get(m.group(1), ""))), line)
+                if constant:  # numbers in, numbers out: fold %hi(123) and friends now
+                    text = _PLACEHOLDER.sub(lambda m: numbers.get(m.group(1)) or texts.get(m.group(1), ""), line)
+                    text = _CONST_RELOC.sub(self.fold_reloc, text)
+                else:
+                    text = _PLACEHOLDER.sub(lambda m: texts.get(m.group(1), str(values.get(m.group(1), ""))), line)
                 sub = self.instruction(text.strip(), col, depth + 1)
                 if not sub:
                     return []
                 ops.extend(sub)
             return ops
         return []
+
+    def fold_reloc(self, m: re.Match) -> str:
+        """%name(NUMBER) with an operator that does not depend on pc: its value, as text."""
+        name = m.group(1)
+        if name not in self.a.pc_free_relocs:
+            return m.group(0)
+        r = self.a.relocs[name]
+        return str(self.a.reloc_fns[name]({r.arg: int(m.group(2), 0)}))
 
     def place_ops(self, ops: list[_Op], col: int) -> None:
         if self.a.bundles:
@@ -762,20 +825,24 @@ class _Run:
         placed = []
         order = "little" if self.a.endian == "little" else "big"
         self.reloc_sites = {bases[i.section] + i.offset: i for i in self.reloc_items}
+        warn_fns = self.a.warn_fns
         for item in self.items:
             address = bases[item.section] + item.offset
             sec = sections[item.section]
             if item.data is not None:
                 self.emit_data(item, address, sec, order)
                 continue
-            self.line_no = item.line
             if item.bundle is None:
                 op = item.ops[0]
-                word = self.encode(op, address, item)
-                if word is None:
-                    continue
+                word = op.word
+                if word is None or op.enc.name in warn_fns:
+                    self.line_no = item.line
+                    word = self.encode(op, address, item)
+                    if word is None:
+                        continue
                 sec.data[item.offset:item.offset + item.size] = word.to_bytes(item.size, order)
             else:
+                self.line_no = item.line
                 word = item.bundle.fixed_match
                 used = {op.enc.slot for op in item.ops}
                 ok = True
@@ -791,9 +858,9 @@ class _Run:
                 if not ok:
                     continue
                 sec.data[item.offset:item.offset + item.size] = word.to_bytes(item.size, order)
-            placed.append(Placed(address, item.size, tuple((op.enc.name, op.final) for op in item.ops),
-                                 item.line, item.text))
-        return Program(self.path, sections, symbols, self.globals, placed, bases[".text"], self.a.endian)
+            placed.append((address, item.size, item.ops, item.line, item.text))
+        return Program(self.path, sections, symbols, self.globals, _placed_lazily(placed), bases[".text"],
+                       self.a.endian)
 
     def symbol_value(self, name: str, col: int, line: Optional[int] = None, stack=()) -> Optional[int]:
         if name in self.resolved:
@@ -884,6 +951,10 @@ class _Run:
             raise _Undefined(name) from None
 
     def encode(self, op: _Op, address: int, item: _Item) -> Optional[int]:
+        if op.word is not None:
+            if op.enc.name in self.a.warn_fns:
+                self.check_warnings(op, op.final, item)
+            return op.word
         done = self.a.encoders[op.enc.name](op.values, address, item.size)  # numbers in range: generated code
         if done is None:
             return self.encode_slow(op, address, item)
@@ -1032,6 +1103,36 @@ def _find_reloc(item: _Item, name: str) -> Optional[Node]:
             if hit is not None:
                 return hit
     return None
+
+
+class _placed_lazily(list):
+    """Program.placed, built on first use: most assemblies only want the bytes."""
+
+    def __init__(self, records):
+        super().__init__()
+        self._records = records
+
+    def _fill(self):
+        if self._records is not None:
+            records, self._records = self._records, None
+            self.extend(Placed(a, size, tuple((op.enc.name, op.final) for op in ops), line, text)
+                        for a, size, ops, line, text in records)
+
+    def __iter__(self):
+        self._fill()
+        return super().__iter__()
+
+    def __len__(self):
+        self._fill()
+        return super().__len__()
+
+    def __getitem__(self, i):
+        self._fill()
+        return super().__getitem__(i)
+
+    def __bool__(self):
+        self._fill()
+        return super().__len__() > 0
 
 
 def op_col(op: _Op, default: int) -> int:

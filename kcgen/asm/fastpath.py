@@ -16,61 +16,76 @@ _SYMBOL_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0
 
 def compile_matcher(form, regnames: dict, enum_values: dict, norm_insensitive: bool,
                     imm_prefix: str) -> Optional[Callable]:
-    """fn(pieces) -> {operand: value} for a comma-separated operand list, or None to fall back."""
-    if not form.simple:
+    """fn(pieces) -> {operand: value} for the operand groups between top-level commas, or None."""
+    if not form.groups or any(form.specs.get(op.name) is None for g in form.groups for op in g.operands):
         return None
     n_req = form.required
-    n_all = len(form.simple)
-    lines = [f"def match(pieces):",
-             f"    n = len(pieces)",
+    n_all = len(form.groups)
+    lines = ["def match(pieces):",
+             "    n = len(pieces)",
              f"    if n < {n_req} or n > {n_all}:",
-             f"        return None",
-             f"    values = {{}}"]
-    for i, (op, spec) in enumerate(zip(form.simple, form.simple_specs)):
+             "        return None",
+             "    values = {}"]
+    scope = {"regnames": regnames, "enums": enum_values, "number": parse_number, "symbol_chars": _SYMBOL_CHARS}
+    for i, group in enumerate(form.groups):
         ind = "    "
         if i >= n_req:
             lines.append(f"    if n > {i}:")
             ind = "        "
-        lines.append(f"{ind}t = pieces[{i}][0].strip()")
-        if norm_insensitive and spec.kind in ("reg", "enum"):
-            lines.append(f"{ind}t = t.lower()")
-        if spec.kind == "reg":
-            lines += [f"{ind}r = regnames.get(t)",
-                      f"{ind}if r is None or r[0] != {spec.regfile!r} or not "
-                      f"{spec.offset} <= r[1] < {spec.offset + spec.count}:",
-                      f"{ind}    return None",
-                      f"{ind}values[{op.name!r}] = r[1]"]
-        elif spec.kind == "enum":
-            lines += [f"{ind}v = enums[{spec.regfile!r}].get(t)",
-                      f"{ind}if v is None:",
-                      f"{ind}    return None",
-                      f"{ind}values[{op.name!r}] = v"]
+        if group.single:
+            lines.append(f"{ind}t = pieces[{i}][0].strip()")
+            lines += _operand_lines(group.operands[0], form.specs[group.operands[0].name], ind, norm_insensitive,
+                                    imm_prefix)
         else:
-            if imm_prefix:
-                lines += [f"{ind}if t.startswith({imm_prefix!r}):",
-                          f"{ind}    t = t[{len(imm_prefix)}:].lstrip()"]
-            lines += [f"{ind}v = number(t)"]
-            if spec.kind == "pcrel":
-                lines += [f"{ind}if v is not None:",
-                          f"{ind}    values[{op.name!r}] = ('pcoff', v)",
-                          f"{ind}elif t and t[0] not in '0123456789' and set(t) <= symbol_chars "
-                          f"and regnames.get(t) is None:",
-                          f"{ind}    values[{op.name!r}] = ('sym', t, 0)",
-                          f"{ind}else:",
-                          f"{ind}    return None"]
-            else:
-                lines += [f"{ind}if v is None:",
-                          f"{ind}    return None",
-                          f"{ind}values[{op.name!r}] = v"]
+            scope[f"rx{i}"] = group.regex
+            lines += [f"{ind}m = rx{i}.fullmatch(pieces[{i}][0])",
+                      f"{ind}if m is None:",
+                      f"{ind}    return None"]
+            for op in group.operands:
+                lines.append(f"{ind}t = m.group({op.name!r}).strip()")
+                lines += _operand_lines(op, form.specs[op.name], ind, norm_insensitive, imm_prefix)
         if i >= n_req:
-            lines += [f"    else:", f"        values[{op.name!r}] = {spec.default!r}"]
+            lines.append("    else:")
+            for op in group.operands:
+                lines.append(f"        values[{op.name!r}] = {form.specs[op.name].default!r}")
     lines.append("    return values")
     source = "\n".join(lines)
-    scope = {"regnames": regnames, "enums": enum_values, "number": parse_number, "symbol_chars": _SYMBOL_CHARS}
     exec(compile(source, f"<matcher {form.name}>", "exec"), scope)
     fn = scope["match"]
     fn.source = source
     return fn
+
+
+def _operand_lines(op, spec, ind: str, insensitive: bool, imm_prefix: str) -> list[str]:
+    lines = []
+    if insensitive and spec.kind in ("reg", "enum"):
+        lines.append(f"{ind}t = t.lower()")
+    if spec.kind == "reg":
+        return lines + [f"{ind}r = regnames.get(t)",
+                        f"{ind}if r is None or r[0] != {spec.regfile!r} or not "
+                        f"{spec.offset} <= r[1] < {spec.offset + spec.count}:",
+                        f"{ind}    return None",
+                        f"{ind}values[{op.name!r}] = r[1]"]
+    if spec.kind == "enum":
+        return lines + [f"{ind}v = enums[{spec.regfile!r}].get(t)",
+                        f"{ind}if v is None:",
+                        f"{ind}    return None",
+                        f"{ind}values[{op.name!r}] = v"]
+    if imm_prefix:
+        lines += [f"{ind}if t.startswith({imm_prefix!r}):",
+                  f"{ind}    t = t[{len(imm_prefix)}:].lstrip()"]
+    lines.append(f"{ind}v = number(t)")
+    if spec.kind == "pcrel":
+        return lines + [f"{ind}if v is not None:",
+                        f"{ind}    values[{op.name!r}] = ('pcoff', v)",
+                        f"{ind}elif t and t[0] not in '0123456789' and set(t) <= symbol_chars "
+                        f"and regnames.get(t) is None:",
+                        f"{ind}    values[{op.name!r}] = ('sym', t, 0)",
+                        f"{ind}else:",
+                        f"{ind}    return None"]
+    return lines + [f"{ind}if v is None:",
+                    f"{ind}    return None",
+                    f"{ind}values[{op.name!r}] = v"]
 
 
 def compile_encoder(name: str, match: int, plan: tuple, pcrel_next: bool) -> Callable:
