@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test venv bench clean
+.PHONY: demo test venv bench clean oracles
 
 venv: $(STAMP)
 
@@ -21,11 +21,26 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/kcgen demo
 
-test: $(STAMP)
+test: $(STAMP) oracles
 	$(BIN)/python -m pytest
+
+# External oracles for the assembler tests (tests/asm/test_gnu_oracle.py): GNU binutils for RISC-V.
+# Installed only when missing, and only as root with apt-get; otherwise those tests skip.
+oracles:
+	@if command -v riscv64-unknown-elf-as >/dev/null 2>&1; then :; \
+	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+	  echo "installing binutils-riscv64-unknown-elf (GNU as oracle for tests/asm)"; \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends binutils-riscv64-unknown-elf || \
+	  { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+	      binutils-riscv64-unknown-elf; } || echo "notice: could not install binutils-riscv64-unknown-elf; GNU oracle tests will skip"; \
+	else \
+	  echo "notice: riscv64-unknown-elf-as not found; GNU oracle tests will skip" \
+	       "(install: apt-get install binutils-riscv64-unknown-elf)"; \
+	fi
 
 bench: $(STAMP)
 	$(BIN)/python bench/isadl_parse.py
+	$(BIN)/python bench/asm_speed.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

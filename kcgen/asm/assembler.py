@@ -54,6 +54,7 @@ class _Group:
     single: bool  # the group is exactly one operand
     regex: Optional[re.Pattern]
     optional: bool
+    parts_start_with_imm: bool = False  # `{off}({base})`: the offset may be left out
 
 
 @dataclass
@@ -132,7 +133,7 @@ def _operand_regex(op: Operand, specs: dict) -> str:
         return rf"(?P<{op.name}>[A-Za-z_.$][\w.$]*)"
     if s is not None and s.kind == "enum":
         return rf"(?P<{op.name}>[^,()\[\]\s]+)"
-    return rf"(?P<{op.name}>[^,\[\]]+?)"
+    return rf"(?P<{op.name}>[^,\[\]\s][^,\[\]]*?)"
 
 
 def _groups(template: Template, specs: dict) -> tuple[list[_Group], int]:
@@ -169,7 +170,10 @@ def _groups(template: Template, specs: dict) -> tuple[list[_Group], int]:
         if not single:
             body = "".join(_literal_regex(p) if isinstance(p, str) else _operand_regex(p, specs) for p in parts)
             regex = re.compile(r"\s*" + body + r"\s*")
-        groups.append(_Group(text, ops, single, regex, bool(ops) and all(o.optional for o in ops)))
+        first = next((p for p in parts if not (isinstance(p, str) and not p.strip())), None)
+        starts_imm = isinstance(first, Operand) and specs.get(first.name) is not None and \
+            specs[first.name].kind == "imm"
+        groups.append(_Group(text, ops, single, regex, bool(ops) and all(o.optional for o in ops), starts_imm))
     required = sum(1 for g in groups if not g.optional)
     return groups, required
 
@@ -267,6 +271,18 @@ class Assembler:
 
     MEMO_LIMIT = 1 << 18
 
+    def nop_bytes(self) -> bytes:
+        """The encoding of `nop` (an instruction or pseudo of that name), or b"" if the ISA has none."""
+        if not hasattr(self, "_nop"):
+            self._nop = b""
+            if self._norm("nop") in self.forms and not self.bundles:
+                try:
+                    program = _Run(self, "nop", "<nop>").run()
+                    self._nop = bytes(program.text.data)
+                except AsmError:
+                    pass
+        return self._nop
+
     def remember(self, stmt: str, ops: list) -> None:
         if len(self.memo) >= self.MEMO_LIMIT:
             self.memo.clear()
@@ -299,15 +315,22 @@ class _Run:
         self.locals: dict[int, list[tuple[int, str, int]]] = {}  # n -> [(seq, section, offset)]
         self.globals: set[str] = set()
         self.loops: list[tuple[int, int]] = []  # open hardware loops: (line, col)
-        self.reloc_items: list[_Item] = []  # items whose operands use %reloc(...) (targets of %pcrel_lo)
+        self.reloc_items: list[_Item] = []
+        self.seen: set[Diagnostic] = set()
+        self.expansion_col: Optional[int] = None
+        self.globl_at: dict[str, tuple[int, int]] = {}  # items whose operands use %reloc(...) (targets of %pcrel_lo)
         self.seq = 0
         self.line_no = 0
         self.line = ""
 
     # ---- diagnostics ---------------------------------------------------------------------------
     def error(self, col: int, message: str, line: Optional[int] = None) -> None:
-        if len(self.diags) < MAX_ERRORS:
-            self.diags.append(Diagnostic(ir.Loc(self.path, line or self.line_no, col + 1), message))
+        if self.expansion_col is not None and line is None:
+            col = self.expansion_col  # inside a pseudo's expansion: point at the pseudo-instruction
+        d = Diagnostic(ir.Loc(self.path, line or self.line_no, col + 1), message)
+        if len(self.diags) < MAX_ERRORS and d not in self.seen:
+            self.seen.add(d)  # one report per place and message (a symbol used twice in an expansion)
+            self.diags.append(d)
 
     def warn(self, col: int, message: str, line: Optional[int] = None) -> None:
         self.warnings.append(Diagnostic(ir.Loc(self.path, line or self.line_no, col + 1), message, "warning"))
@@ -317,6 +340,9 @@ class _Run:
         for no, raw in enumerate(self.text.split("\n"), 1):
             self.line_no, self.line = no, raw
             self.statement_line(raw)
+        for name, amount in self.aligns.items():  # a section ends aligned, like its start (GNU as)
+            if amount > 1:
+                self.pad(name, amount, 0)
         for line, col in self.loops:
             self.error(col, f"hardware loop opened here is never closed with {self.a.hwloop.end}", line)
         program = self.pass2()
@@ -388,7 +414,11 @@ class _Run:
         op_col = col + (stmt.index(operand_text, len(mnemonic)) if operand_text else len(stmt))
         forms = self.a.forms.get(self.a._norm(mnemonic))
         if forms is None:
-            hint = did_you_mean(self.a._norm(mnemonic), self.a.forms)
+            hint = did_you_mean(mnemonic.lower(), {m.lower(): m for m in self.a.forms})
+            if hint:
+                lowered = {m.lower(): m for m in self.a.forms}
+                guess = hint.split("'")[1]
+                hint = f"; did you mean '{lowered.get(guess, guess)}'?"
             self.error(col, f"unknown instruction '{mnemonic}'{hint}")
             return []
         pieces = _split_top(operand_text) if operand_text.strip() else []
@@ -425,7 +455,7 @@ class _Run:
                     if ops and depth == 0 and all(v.__class__ is int for op in ops for v in op.values.values()):
                         self.a.remember(stmt, [(op.enc, op.values, None, op.word, op.final) for op in ops])
                     return ops
-                return [self.make_op(form, values, cols)]
+                return [self.make_op(form, values, cols, (stmt, col, form))]
             failures.append(result)
         # Report the most specific failure: the form whose operand count fits, else the first.
         best = min(failures, key=lambda f: f[0])
@@ -437,7 +467,8 @@ class _Run:
         n = len(pieces)
         if not form.required <= n <= len(form.groups):
             want = str(form.required) if form.required == len(form.groups) else f"{form.required} to {len(form.groups)}"
-            got_col = op_col if n == 0 else op_col + pieces[-1][1]
+            last = pieces[-1] if pieces else ("", 0)
+            got_col = op_col + last[1] + len(last[0]) - len(last[0].lstrip())
             return _Fail(2, got_col, f"'{form.template.mnemonic}' expects {want} operand group"
                                 f"{'s' if want != '1' else ''}, got {n} (syntax: {form.template.text})")
         values: dict = {}
@@ -457,6 +488,10 @@ class _Run:
                     return err
                 continue
             m = group.regex.fullmatch(piece)
+            if m is None and stripped.startswith("(") and group.parts_start_with_imm:
+                m = group.regex.fullmatch("0" + stripped)  # `lw a0, (a1)` means 0(a1), as in GNU as
+                if m is not None:
+                    piece, off = "0" + stripped, off + len(piece) - len(piece.lstrip()) - 1
             if m is None:
                 return _Fail(1, pcol, f"expected {group.text}, got '{stripped}'")
             for op in group.operands:
@@ -539,22 +574,31 @@ class _Run:
         if _SYMBOL.fullmatch(text):
             if self.a._norm(text) in self.a.regnames:
                 return _Fail(0, col, f"expected an immediate for {op.name}, got register '{text}'")
-            values[op.name] = ("sym", text, 0)  # the common label operand, without the expression parser
+            known = self.symbols.get(text)
+            if spec.kind == "imm" and known is not None and known.section is None and isinstance(known.value, int):
+                values[op.name] = known.value  # an earlier .equ: a value already, as GNU as sees it
+            else:
+                values[op.name] = ("sym", text, 0)  # the common label operand, without the expression parser
             return None
         try:
             node = parse_expr(text)
         except ExprError as exc:
             return _Fail(0, col + exc.column, str(exc))
+        if spec.kind == "imm":  # known already (numbers, earlier .equ): a value, as GNU as sees it
+            try:
+                node = eval_expr(node, self.pass1_symbol, _no_local, self.sizes[self.section], _no_reloc)
+            except (_Unknown, ExprError):
+                pass
         values[op.name] = node
         return None
 
-    def make_op(self, form: _Form, values: dict, cols: dict) -> _Op:
+    def make_op(self, form: _Form, values: dict, cols: dict, src: tuple) -> _Op:
         enc = self.a.encs[form.name]
         relocs = []
         for v in values.values():
             if isinstance(v, tuple):
                 relocs.extend(_relocs_in(v))
-        return _Op(enc, values, cols, relocs)
+        return _Op(enc, values, cols, relocs, src=src)
 
     def expand(self, form: _Form, values, cols, texts, col: int, depth: int) -> list[_Op]:
         if depth > 8:
@@ -585,7 +629,14 @@ class _Run:
                     text = _CONST_RELOC.sub(self.fold_reloc, text)
                 else:
                     text = _PLACEHOLDER.sub(lambda m: texts.get(m.group(1), str(values.get(m.group(1), ""))), line)
-                sub = self.instruction(text.strip(), col, depth + 1)
+                outer, self.expansion_col = self.expansion_col, col if self.expansion_col is None else self.expansion_col
+                try:
+                    sub = self.instruction(text.strip(), col, depth + 1)
+                finally:
+                    self.expansion_col = outer
+                for op in sub:  # columns of the expanded text mean nothing to the reader: use the pseudo's
+                    op.cols = _expansion_columns(line, op, cols, col)
+                    op.src = None
                 if not sub:
                     return []
                 ops.extend(sub)
@@ -632,7 +683,7 @@ class _Run:
         for op in ops:
             slot = op.enc.slot
             if slot in used:
-                self.error(op_col(op, col), f"slot conflict: {used[slot].enc.insn.template.mnemonic} and "
+                self.error(op.src[1] if op.src else col, f"slot conflict: {used[slot].enc.insn.template.mnemonic} and "
                                             f"{op.enc.insn.template.mnemonic} both need the {slot} slot")
                 return
             used[slot] = op
@@ -683,9 +734,10 @@ class _Run:
             else:
                 self.switch(sec)
         elif name in (".globl", ".global"):
-            for sym, _ in _split_top(args):
+            for sym, off in _split_top(args):
                 if sym.strip():
                     self.globals.add(sym.strip())
+                    self.globl_at.setdefault(sym.strip(), (self.line_no, arg_col + off + len(sym) - len(sym.lstrip())))
         elif name in (".align", ".p2align", ".balign"):
             self.align(name, args, arg_col)
         elif name in _DATA_SIZES or name in (".float", ".double"):
@@ -732,12 +784,18 @@ class _Run:
             self.error(col, f"{name} {n}: alignment must be a power of two" if name == ".balign"
                        else f"{name} {n}: the power of two must be between 0 and 31")
             return
-        pad = -self.sizes[self.section] % amount
-        if pad:
-            self.items.append(_Item(self.section, self.sizes[self.section], pad, self.line_no, col, self.line.strip(), [],
-                                    data=[(0, 1, col)] * pad))
-            self.sizes[self.section] += pad
+        self.pad(self.section, amount, col)
         self.aligns[self.section] = max(self.aligns[self.section], amount)
+
+    def pad(self, section: str, amount: int, col: int) -> None:
+        pad = -self.sizes[section] % amount
+        if pad:
+            nop = self.a.nop_bytes() if section == ".text" else b""
+            # Code is padded with the ISA's `nop` (as GNU as does) where it fits; anything else with zeros.
+            fill = nop * (pad // len(nop)) if nop and pad % len(nop) == 0 else bytes(pad)
+            self.items.append(_Item(section, self.sizes[section], pad, self.line_no, col, self.line.strip(), [],
+                                    data=[(b, 1, col) for b in fill]))
+            self.sizes[section] += pad
 
     def data(self, name: str, args: str, col: int) -> None:
         size = _DATA_SIZES.get(name, 4 if name == ".float" else 8)
@@ -821,7 +879,8 @@ class _Run:
                 symbols[name] = v
         for name in self.globals:
             if name not in self.symbols:
-                self.error(0, f".globl names undefined symbol '{name}'")
+                line, gcol = self.globl_at.get(name, (1, 0))
+                self.error(gcol, f".globl names undefined symbol '{name}'{did_you_mean(name, self.symbols)}", line)
         placed = []
         order = "little" if self.a.endian == "little" else "big"
         self.reloc_sites = {bases[i.section] + i.offset: i for i in self.reloc_items}
@@ -907,22 +966,25 @@ class _Run:
             raise _Undefined(f"{n}{direction}")
         return self.bases[hit[1]] + hit[2]
 
-    def value(self, v, item: _Item, col: int, address: int) -> Optional[int]:
+    def value(self, v, item: _Item, col: int, address: int, exact: bool = True) -> Optional[int]:
+        """Evaluate an operand in pass 2. `exact`: columns inside the expression are the reader's
+        (not so for text a pseudo-instruction expanded to: its errors point at the operand)."""
         if isinstance(v, int):
             return v
         if v[0] == "pcoff":  # a numeric pc-relative offset: its target
             return address + (item.size if self.a.pcrel_next else 0) + v[1]
+        at = (lambda c: col + c) if exact else (lambda c: col)
         try:
-            return eval_expr(v, lambda n, c: self.lookup(n, col + c, item.line),
-                             lambda n, d, c: self.local(n, d, item.seq, col + c, item.line), address,
-                             lambda r, x, c: self.reloc(r, x, address, item, col + c))
+            return eval_expr(v, lambda n, c: self.lookup(n, at(c), item.line),
+                             lambda n, d, c: self.local(n, d, item.seq, at(c), item.line), address,
+                             lambda r, x, c: self.reloc(r, x, address, item, at(c), exact))
         except _Undefined:
             return None
         except ExprError as exc:
             self.error(col + exc.column, str(exc), item.line)
             return None
 
-    def reloc(self, name: str, inner: Node, address: int, item: _Item, col: int) -> int:
+    def reloc(self, name: str, inner: Node, address: int, item: _Item, col: int, exact: bool = True) -> int:
         r = self.a.relocs.get(name)
         if r is None:
             self.error(col, f"unknown relocation operator %{name}{did_you_mean(name, self.a.relocs)}", item.line)
@@ -930,7 +992,7 @@ class _Run:
         pc = address
         if r.paired:
             # %pcrel_lo(label): the label marks the instruction carrying %pcrel_hi(sym); use its sym and pc.
-            target = self.value(inner, item, col, address)
+            target = self.value(inner, item, col, address, exact)
             if target is None:
                 raise _Undefined(name)
             site = self.reloc_sites.get(target)
@@ -941,7 +1003,7 @@ class _Run:
             x = self.value(node, site, col, target)
             pc = target
         else:
-            x = self.value(inner, item, col, address)
+            x = self.value(inner, item, col, address, exact)
         if x is None:
             raise _Undefined(name)
         try:
@@ -985,7 +1047,7 @@ class _Run:
         for b in enc.bindings:
             o = b.operand
             col = self.columns(op, item).get(o.name, item.col)
-            v = self.value(op.values.get(o.name), item, col, address)
+            v = self.value(op.values.get(o.name), item, col, address, exact=op.src is not None or op.cols is None)
             if v is None:
                 ok = False
                 continue
@@ -1031,8 +1093,13 @@ class _Run:
         pos = item.offset
         for v, size, col in item.data:
             if item.float_data:
-                raw = struct.pack("<f" if size == 4 else "<d", v) if order == "little" else \
-                    struct.pack(">f" if size == 4 else ">d", v)
+                try:
+                    raw = struct.pack(("<" if order == "little" else ">") + ("f" if size == 4 else "d"), v)
+                except OverflowError:
+                    self.error(col, f"{v} is too large for a {'single' if size == 4 else 'double'}-precision float",
+                               item.line)
+                    pos += size
+                    continue
                 sec.data[pos:pos + size] = raw
                 pos += size
                 continue
@@ -1103,6 +1170,22 @@ def _find_reloc(item: _Item, name: str) -> Optional[Node]:
             if hit is not None:
                 return hit
     return None
+
+
+def _expansion_columns(line: str, op: _Op, pseudo_cols: dict, default: int) -> dict:
+    """Columns for an op expanded from `line` (e.g. "lui {rd}, %hi({imm})"): each operand group
+    of the op gets the column of the first pseudo operand written in that group."""
+    form = op.src[2] if op.src else None
+    parts = line.strip().split(None, 1)
+    if form is None or len(parts) < 2:
+        return {}
+    out = {}
+    for (group_text, _), group in zip(_split_top(parts[1]), form.groups):
+        ref = _PLACEHOLDER.search(group_text)
+        where = pseudo_cols.get(ref.group(1), default) if ref else default
+        for operand in group.operands:
+            out[operand.name] = where
+    return out
 
 
 class _placed_lazily(list):

@@ -112,22 +112,24 @@ class Disassembler:
             word = int.from_bytes(data[pos:pos + n], self.order)
             if word & fmt.fixed_mask != fmt.fixed_match:
                 continue
-            ops = []
+            ops, nops = [], []
             for slot, field in fmt.fields.items():
                 hit = self.decode_word(field.extract(word), slot)
                 if hit is None:
                     ops = None
                     break
                 e, vals = hit
-                if e.insn.template.mnemonic == self._slot_nop(slot) and len(fmt.fields) > 1:
-                    continue  # filler
-                ops.append((e.name, self._targets(e, vals, address, n)))
+                op = (e.name, self._targets(e, vals, address, n))
+                (nops if e.insn.template.mnemonic == self._slot_nop(slot) else ops).append(op)
             if ops is None:
                 continue
-            if not ops:  # a bundle of nothing but nops: show one
-                slot = next(iter(fmt.fields))
-                e, vals = self.decode_word(fmt.fields[slot].extract(word), slot)
-                ops = [(e.name, vals)]
+            # Filler nops are left out, unless without them the assembler would pick a narrower bundle.
+            used = {self.encs[name].slot for name, _ in ops}
+            if ops and next(b for b in self.bundles if used <= set(b.fields)) is not fmt:
+                ops = sorted(ops + nops, key=lambda o: list(fmt.fields).index(self.encs[o[0]].slot))
+            if not ops:  # nothing but nops: show one that only this bundle format holds, so it reassembles here
+                own = [o for o in nops if next(b for b in self.bundles if self.encs[o[0]].slot in b.fields) is fmt]
+                ops = own[:1] or nops
             return Decoded(address, n, word, tuple(ops), "")
         n = min(self.word_bytes, len(data) - pos)
         return Decoded(address, n, int.from_bytes(data[pos:pos + n], self.order), (), "")

@@ -41,7 +41,7 @@ def parse_number(text: str) -> Optional[int]:
         elif t[:2] in ("0b", "0B"):
             v = int(t[2:], 2)
         elif t.isdigit():
-            v = int(t, 10)
+            v = int(t, 8) if len(t) > 1 and t[0] == "0" else int(t, 10)  # 010 is octal, as in GNU as
         else:
             return None
     except ValueError:

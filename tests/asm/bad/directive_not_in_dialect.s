@@ -1,0 +1,3 @@
+// isa: vliw_mini
+// expect: 3:5: unknown directive '.zero'; did you mean '.size'?
+    .zero 4

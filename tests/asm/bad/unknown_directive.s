@@ -1,0 +1,3 @@
+# isa: rv32i_mini
+# expect: 3:5: unknown directive '.wrod'; did you mean '.word'?
+    .wrod 5

@@ -1,0 +1,209 @@
+"""The negative assembly corpus: every file in tests/asm/bad/ is a small program with exactly one mistake.
+
+Each file is named after its error and starts with comment lines (in the dialect's comment syntax):
+
+    # isa: rv32i_mini
+    # expect: 3:13: unknown register 'a22'; did you mean 'a2'?
+    # xfail: BUG: ...            (optional: a known assembler bug; the expectation is the correct output)
+    # xfail-render: BUG: ...     (optional: the bug also spoils the rendered report)
+
+`expect` gives the first diagnostic exactly: line:column (1-based) of the offending token, and the
+message. `isa` names a fixture of tests/asm/common.py.
+"""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kcgen.asm import AsmError
+
+from .common import FIXTURES, NAMES, ROOT, assembler
+
+BAD_DIR = Path(__file__).resolve().parent / "bad"
+BAD_FILES = sorted(BAD_DIR.glob("*.s"))
+HEADER = re.compile(r"^(?:#|//|;)\s*(isa|expect|xfail|xfail-render):\s*(.*)$")
+EXPECT = re.compile(r"^(\d+):(\d+): (.+)$")
+CARET = re.compile(r"^[ \t]*\^$")
+MIN_FILES = 35
+
+
+def header(path: Path) -> dict[str, str]:
+    out = {}
+    for raw in path.read_text().splitlines():
+        m = HEADER.match(raw)
+        if not m:
+            break
+        out[m.group(1)] = m.group(2)
+    assert "isa" in out and "expect" in out, f"{path.name}: needs '# isa:' and '# expect:' header lines"
+    assert out["isa"] in NAMES, f"{path.name}: unknown isa {out['isa']!r}"
+    return out
+
+
+def expectation(path: Path) -> tuple[str, int, int, str]:
+    h = header(path)
+    m = EXPECT.match(h["expect"])
+    assert m, f"{path.name}: expect must be LINE:COL: MESSAGE"
+    return h["isa"], int(m.group(1)), int(m.group(2)), m.group(3)
+
+
+def _param(path: Path, key: str = "xfail"):
+    reason = header(path).get(key)
+    marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+    return pytest.param(path, id=path.stem, marks=marks)
+
+
+def _assemble_error(path: Path) -> AsmError:
+    isa = header(path)["isa"]
+    with pytest.raises(AsmError) as info:
+        assembler(isa).assemble(path.read_text(), str(path))
+    return info.value
+
+
+@pytest.mark.parametrize("path", [_param(p) for p in BAD_FILES])
+def test_first_diagnostic_is_the_expected_one(path: Path):
+    isa, line, column, message = expectation(path)
+    exc = _assemble_error(path)
+    assert exc.diagnostics, "AsmError without diagnostics"
+    first = exc.diagnostics[0]
+    got = (first.loc.line, first.loc.column, first.message)
+    assert got == (line, column, message), \
+        f"\nexpected {line}:{column}: {message}\n     got {got[0]}:{got[1]}: {got[2]}\n\n{exc}"
+    # One mistake, one error: nothing reported twice.
+    keys = [(d.loc.line, d.loc.column, d.message) for d in exc.diagnostics if d.severity == "error"]
+    assert len(keys) == len(set(keys)), f"duplicate diagnostics:\n{exc}"
+
+
+@pytest.mark.parametrize("path", [_param(p, "xfail-render") for p in BAD_FILES])
+def test_report_is_gnu_style_with_source_line_and_caret(path: Path):
+    # The rendering of whatever is reported first (its location is checked by the test above).
+    exc = _assemble_error(path)
+    first = exc.diagnostics[0]
+    line, column = first.loc.line, first.loc.column
+    text = str(exc)
+    head = f"{path}:{line}:{column}: error: {first.message}"
+    assert text.splitlines()[0] == head, text
+    lines = text.splitlines()
+    assert len(lines) >= 3, text
+    assert lines[1] == path.read_text().splitlines()[line - 1], text
+    assert CARET.match(lines[2]), f"no caret line after the source line:\n{text}"
+    assert len(lines[2]) == column, f"caret is not under column {column}:\n{text}"
+    assert "Traceback" not in text
+
+
+def test_corpus_is_large_covers_every_fixture_and_every_error_is_distinct():
+    assert len(BAD_FILES) >= MIN_FILES, f"only {len(BAD_FILES)} files in {BAD_DIR}"
+    seen: dict[str, str] = {}
+    for path in BAD_FILES:
+        _, _, _, message = expectation(path)
+        assert message not in seen, f"{path.name} and {seen[message]} expect the same message: {message}"
+        seen[message] = path.name
+    assert {expectation(p)[0] for p in BAD_FILES} == set(NAMES)
+
+
+# ---- every error of a file in one pass ------------------------------------------------------------------
+
+FIVE_ERRORS = """\
+start:
+    addd a0, a1, a2
+    add a0, a1, a22
+    addi a0, a1, 4096
+    beq a0, a1, nowhere
+    .wrod 5
+    ebreak
+"""
+FIVE_EXPECTED = [
+    (2, 5, "unknown instruction 'addd'; did you mean 'add'?"),
+    (3, 17, "unknown register 'a22'; did you mean 'a2'?"),
+    (4, 18, "immediate 4096 is out of range for imm: i12 takes -2048..2047"),
+    (5, 17, "undefined symbol 'nowhere'"),
+    (6, 5, "unknown directive '.wrod'; did you mean '.word'?"),
+]
+
+
+def test_all_errors_of_a_file_are_reported_in_line_order():
+    with pytest.raises(AsmError) as info:
+        assembler("rv32i_mini").assemble(FIVE_ERRORS, "five.s")
+    got = [(d.loc.line, d.loc.column, d.message) for d in info.value.diagnostics]
+    assert got == FIVE_EXPECTED
+
+
+def test_errors_on_later_lines_are_reported_after_pass_2_errors_of_earlier_lines():
+    # Pass-1 errors (syntax) and pass-2 errors (symbols, ranges) are merged and sorted by position.
+    text = "    j nowhere_yet\n    bogus\n    beq a0, a1, 3\n"
+    with pytest.raises(AsmError) as info:
+        assembler("rv32i_mini").assemble(text, "mixed.s")
+    lines = [d.loc.line for d in info.value.diagnostics]
+    assert lines == sorted(lines) and set(lines) == {1, 2, 3}
+
+
+def test_many_errors_do_not_crash():
+    text = "".join(f"    bogus{i} a0\n" for i in range(500))
+    with pytest.raises(AsmError) as info:
+        assembler("rv32i_mini").assemble(text, "many.s")
+    assert 1 <= len(info.value.diagnostics) <= 500
+    assert info.value.diagnostics[0].loc.line == 1
+
+
+# ---- the command line ---------------------------------------------------------------------------------------
+
+def _kcgen() -> list[str]:
+    script = Path(sys.executable).with_name("kcgen")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "kcgen.cli"]
+
+
+def _cli_asm(isa: str, source: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(_kcgen() + ["asm", str(FIXTURES[isa]), str(source)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+
+
+CLI_SAMPLES = ["unknown_register", "no_bundle_format", "hwloop_end_without_start", "enum_unknown_spelling"]
+
+
+@pytest.mark.parametrize("name", CLI_SAMPLES)
+def test_cli_reports_file_line_col_source_and_caret(name: str):
+    path = BAD_DIR / f"{name}.s"
+    isa, line, column, message = expectation(path)
+    proc = _cli_asm(isa, path)
+    assert proc.returncode == 1, proc.stderr
+    assert "Traceback" not in proc.stdout + proc.stderr
+    err = proc.stderr.splitlines()
+    assert err[0] == f"{path}:{line}:{column}: error: {message}", proc.stderr
+    assert err[1] == path.read_text().splitlines()[line - 1]
+    assert CARET.match(err[2]) and len(err[2]) == column, proc.stderr
+
+
+def test_cli_reports_every_error_and_counts_them(tmp_path):
+    src = tmp_path / "five.s"
+    src.write_text(FIVE_ERRORS)
+    proc = _cli_asm("rv32i_mini", src)
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stdout + proc.stderr
+    heads = [ln for ln in proc.stderr.splitlines() if ": error: " in ln]
+    assert heads == [f"{src}:{ln}:{col}: error: {msg}" for ln, col, msg in FIVE_EXPECTED]
+    assert proc.stderr.rstrip().endswith("5 errors")
+
+
+def test_cli_missing_source_file_is_an_error_not_a_traceback(tmp_path):
+    proc = _cli_asm("rv32i_mini", tmp_path / "absent.s")
+    assert proc.returncode != 0
+    assert "Traceback" not in proc.stdout + proc.stderr
+    assert "error" in proc.stderr.lower()
+
+
+@pytest.mark.parametrize("path", BAD_FILES, ids=lambda p: p.stem)
+def test_cli_in_process_exits_1_without_a_traceback(path: Path):
+    """`kcgen asm FIXTURE FILE` for every corpus file (in-process, so the whole corpus runs quickly)."""
+    from click.testing import CliRunner
+
+    from kcgen.cli import main
+    isa = header(path)["isa"]
+    result = CliRunner().invoke(main, ["asm", str(FIXTURES[isa]), str(path)])
+    assert result.exit_code == 1, result.output
+    assert isinstance(result.exception, SystemExit), repr(result.exception)
+    assert "Traceback" not in result.output
+    first = result.stderr.splitlines()[0]
+    assert re.match(rf"^{re.escape(str(path))}:\d+:\d+: error: ", first), result.stderr
