@@ -298,6 +298,8 @@ def compile_expr(e: ir.Expr, names: Mapping[str, int] | None = None) -> Callable
                 return f"_tdiv({a}, {b})"
             if x.op == "%":
                 return f"_tmod({a}, {b})"
+            if x.op in ("**", "<<", ">>"):  # the evaluator's guards (negative or huge exponents/shifts)
+                return f"_guarded({x.op!r}, {a}, {b})"
             op = _PY_BINOPS[x.op]
             if op in ("==", "!=", "<", "<=", ">", ">="):
                 return f"int({a} {op} {b})"
@@ -318,4 +320,8 @@ def compile_expr(e: ir.Expr, names: Mapping[str, int] | None = None) -> Callable
     def tmod(a, b):
         return a - b * tdiv(a, b)
 
-    return eval(code, {"_tdiv": tdiv, "_tmod": tmod, "_f": {k: f for k, (_, f) in FUNCTIONS.items()}})
+    def guarded(op, a, b):
+        return _binary(ir.Binary(op, ir.Num(a), ir.Num(b), e.loc), a, b)
+
+    return eval(code, {"_tdiv": tdiv, "_tmod": tmod, "_guarded": guarded,
+                       "_f": {k: f for k, (_, f) in FUNCTIONS.items()}})
