@@ -424,8 +424,9 @@ class _Run:
         pieces = _split_top(operand_text) if operand_text.strip() else []
         for form in forms:
             if form.fast is not None and form.pseudo is not None and form.simple and depth == 0:
-                values = form.fast(pieces)
-                if values is not None and all(v.__class__ is int for v in values.values()) and all(
+                got = form.fast(pieces)
+                values = got[0] if got is not None else None
+                if got is not None and got[1] and all(
                         s.kind != "imm" or s.lo <= values[o.name] <= s.hi for o, s in zip(form.simple, form.simple_specs)):
                     texts = {op.name: piece.strip() for op, (piece, _) in zip(form.simple, pieces)}
                     ops = self.expand(form, values, {}, texts, col, depth)
@@ -434,11 +435,12 @@ class _Run:
                     if ops or self.diags:
                         return ops
             if form.fast is not None and form.pseudo is None:
-                values = form.fast(pieces)
-                if values is not None:
+                got = form.fast(pieces)
+                if got is not None:
+                    values, pure = got
                     enc = self.a.encs[form.name]
                     op = _Op(enc, values, None, [], src=(stmt, col, form))
-                    if all(v.__class__ is int for v in values.values()):
+                    if pure:
                         if form.name not in self.a.pc_relative:
                             done = self.a.encoders[form.name](values, 0, 0)
                             if done is not None:
@@ -1017,13 +1019,36 @@ class _Run:
             if op.enc.name in self.a.warn_fns:
                 self.check_warnings(op, op.final, item)
             return op.word
-        done = self.a.encoders[op.enc.name](op.values, address, item.size)  # numbers in range: generated code
+        values = op.values
+        if not all(v.__class__ is int for v in values.values()):
+            values = self.resolved_values(values, address, item)
+            if values is None:
+                return self.encode_slow(op, address, item)
+        done = self.a.encoders[op.enc.name](values, address, item.size)  # numbers in range: generated code
         if done is None:
             return self.encode_slow(op, address, item)
         word, op.final = done
         if op.enc.name in self.a.warn_fns:
             self.check_warnings(op, op.final, item)
         return word
+
+    def resolved_values(self, values: dict, address: int, item: _Item) -> Optional[dict]:
+        """Operands with plain symbols and pc-relative numbers resolved, or None when anything
+        needs the careful path (undefined symbols, local labels, relocations: it reports them)."""
+        out = {}
+        for k, v in values.items():
+            if v.__class__ is int:
+                out[k] = v
+            elif v[0] == "pcoff":
+                out[k] = address + (item.size if self.a.pcrel_next else 0) + v[1]
+            elif v[0] == "sym":
+                n = self.resolved.get(v[1])
+                if n is None:
+                    return None
+                out[k] = n
+            else:
+                return None
+        return out
 
     def columns(self, op: _Op, item: _Item) -> dict:
         """Operand columns for a message: recomputed from the statement text only when needed."""

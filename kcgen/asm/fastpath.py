@@ -16,7 +16,8 @@ _SYMBOL_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0
 
 def compile_matcher(form, regnames: dict, enum_values: dict, norm_insensitive: bool,
                     imm_prefix: str) -> Optional[Callable]:
-    """fn(pieces) -> {operand: value} for the operand groups between top-level commas, or None."""
+    """fn(pieces) -> ({operand: value}, all values are numbers) for the operand groups between
+    top-level commas, or None to fall back to the generic path."""
     if not form.groups or any(form.specs.get(op.name) is None for g in form.groups for op in g.operands):
         return None
     n_req = form.required
@@ -25,7 +26,8 @@ def compile_matcher(form, regnames: dict, enum_values: dict, norm_insensitive: b
              "    n = len(pieces)",
              f"    if n < {n_req} or n > {n_all}:",
              "        return None",
-             "    values = {}"]
+             "    values = {}",
+             "    pure = True"]
     scope = {"regnames": regnames, "enums": enum_values, "number": parse_number, "symbol_chars": _SYMBOL_CHARS}
     for i, group in enumerate(form.groups):
         ind = "    "
@@ -48,7 +50,7 @@ def compile_matcher(form, regnames: dict, enum_values: dict, norm_insensitive: b
             lines.append("    else:")
             for op in group.operands:
                 lines.append(f"        values[{op.name!r}] = {form.specs[op.name].default!r}")
-    lines.append("    return values")
+    lines.append("    return values, pure")
     source = "\n".join(lines)
     exec(compile(source, f"<matcher {form.name}>", "exec"), scope)
     fn = scope["match"]
@@ -76,7 +78,8 @@ def _operand_lines(op, spec, ind: str, insensitive: bool, imm_prefix: str) -> li
                   f"{ind}    t = t[{len(imm_prefix)}:].lstrip()"]
     lines.append(f"{ind}v = number(t)")
     if spec.kind == "pcrel":
-        return lines + [f"{ind}if v is not None:",
+        return lines + [f"{ind}pure = False",
+                        f"{ind}if v is not None:",
                         f"{ind}    values[{op.name!r}] = ('pcoff', v)",
                         f"{ind}elif t and t[0] not in '0123456789' and set(t) <= symbol_chars "
                         f"and regnames.get(t) is None:",

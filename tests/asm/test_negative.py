@@ -207,3 +207,104 @@ def test_cli_in_process_exits_1_without_a_traceback(path: Path):
     assert "Traceback" not in result.output
     first = result.stderr.splitlines()[0]
     assert re.match(rf"^{re.escape(str(path))}:\d+:\d+: error: ", first), result.stderr
+
+
+# ---- robustness: any text gives a Program or located errors, never another exception ---------------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from .common import spec, write_insn  # noqa: E402
+
+_NOISE = list(",()[]#%:;.-+ '\"\\\t") + ["1b", "0x", "lab", "%lo(", "%pcrel_lo(lab)", "1e400", "((((", "\r"]
+_END = {"rv32i_mini": "ebreak", "vliw_mini": "done", "plena_mini": "C_BREAK", "toy16": "stop"}
+
+
+@st.composite
+def mangled_program(draw):
+    """Valid instructions of a random fixture with characters deleted, inserted or duplicated."""
+    name = draw(st.sampled_from(NAMES))
+    insns = sorted(spec(name).instructions) + sorted(spec(name).pseudos)
+    lines = []
+    for _ in range(draw(st.integers(1, 5))):
+        t = draw(write_insn(name, draw(st.sampled_from(insns)), free_labels=("lab",))).text
+        for _ in range(draw(st.integers(0, 3))):
+            i = draw(st.integers(0, len(t)))
+            how = draw(st.sampled_from(["delete", "insert", "repeat"]))
+            if how == "delete":
+                t = t[:i] + t[i + 1:]
+            elif how == "insert":
+                t = t[:i] + draw(st.sampled_from(_NOISE)) + t[i:]
+            else:
+                t = t[:i] + t[i:] + t[i:]
+        lines.append(t)
+    lines.append(draw(st.sampled_from(["lab: " + _END[name], ""])))
+    return name, "\n".join(lines)
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=list(HealthCheck))
+@given(case=mangled_program())
+def test_mangled_input_gives_located_errors_or_a_program(case):
+    name, text = case
+    try:
+        program = assembler(name).assemble(text, "m.s")
+    except AsmError as exc:
+        lines = text.split("\n")
+        assert exc.diagnostics
+        for d in exc.diagnostics:
+            assert 1 <= d.loc.line <= len(lines), (d, text)
+            assert 1 <= d.loc.column <= len(lines[d.loc.line - 1]) + 1, (d, lines[d.loc.line - 1])
+        str(exc)
+        return
+    from .common import disassembler
+    disassembler(name).listing(bytes(program.text.data), program.text.base)
+
+
+@pytest.mark.xfail(strict=True, reason="BUG: deeply nested or long unary expressions crash the expression parser "
+                                       "with RecursionError instead of a located error")
+@pytest.mark.parametrize("expr", ["(" * 5000 + "1" + ")" * 5000, "-" * 5000 + "1"])
+def test_deeply_nested_expression_is_a_located_error(expr):
+    with pytest.raises(AsmError) as info:
+        assembler("rv32i_mini").assemble(f"nop\naddi a0, a0, {expr}\n", "deep.s")
+    assert info.value.diagnostics[0].loc.line == 2
+
+
+@pytest.mark.xfail(strict=True, reason="BUG: a character constant holding the comment character ('#') is cut "
+                                       "as a comment")
+def test_character_constant_holding_the_comment_character():
+    program = assembler("rv32i_mini").assemble(".data\n.byte '#', 'a'\n", "chars.s")
+    assert bytes(program.sections[".data"].data) == b"#a"
+
+
+@pytest.mark.xfail(strict=True, reason="BUG: `kcgen asm` reads the source as plain UTF-8, so a file saved with a "
+                                       "byte-order mark fails on its first line")
+def test_cli_accepts_a_source_with_a_byte_order_mark(tmp_path):
+    from click.testing import CliRunner
+
+    from kcgen.cli import main
+    src = tmp_path / "bom.s"
+    src.write_text("nop\nebreak\n", encoding="utf-8-sig")
+    result = CliRunner().invoke(main, ["asm", str(FIXTURES["rv32i_mini"]), str(src), "--hex"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.split() == ["00000013", "00100073"]
+
+
+@pytest.mark.xfail(strict=True, reason="BUG: Disassembler.source() writes `.word` for an undecodable word even in a "
+                                       "dialect without directives (plena_mini), so its output does not re-assemble")
+def test_source_in_a_dialect_without_directives_is_reassemblable_or_refused():
+    from .common import disassembler
+    data = bytes.fromhex("ffffffff")
+    try:
+        text = disassembler("plena_mini").source(data, 0)
+    except ValueError:
+        return  # refusing is fine: there is no way to write raw data in this dialect
+    assert bytes(assembler("plena_mini").assemble(text, "s.s").text.data) == data
+
+
+@pytest.mark.xfail(strict=True, reason="BUG: when several forms share a mnemonic, a wrong register file names only the "
+                                       "first form's file (vlda accepts wl and wh; the message says wl)")
+def test_wrong_register_file_names_every_accepted_file():
+    with pytest.raises(AsmError) as info:
+        assembler("vliw_mini").assemble("vlda x1, [p0, #0]\n", "forms.s")
+    message = info.value.diagnostics[0].message
+    assert "wl" in message and "wh" in message, message
