@@ -10,6 +10,8 @@ from .parser import RESERVED, process_triple
 _PREC = {"?": 1, "||": 2, "&&": 3, "==": 4, "!=": 4, "<": 4, "<=": 4, ">": 4, ">=": 4,
          "|": 5, "^": 6, "&": 7, "<<": 8, ">>": 8, "+": 9, "-": 9, "*": 10, "/": 10, "%": 10}
 _UNARY, _POW, _POSTFIX = 11, 12, 13
+_BITS = {"|", "^", "&", "<<", ">>"}
+_LOGIC = {"&&", "||"}
 
 
 def quote(s: str) -> str:
@@ -30,10 +32,15 @@ def _prec(e: ir.Expr) -> int:
     return _POSTFIX
 
 
-def expr(e: ir.Expr) -> str:
+def expr(e: ir.Expr, hexlit: bool = False) -> str:
+    """Canonical text of an expression. Parentheses go where the grammar needs them and, for
+    readers, wherever bitwise, shift or logical operators mix with others (C and Python rank
+    these differently): ``((x + 0x800) >> 12) & 0xfffff``, not ``x + 2048 >> 12 & 0xfffff``.
+    Literals that are operands of & | ^ print in hex."""
     if isinstance(e, ir.Num):
-        return str(e.value) if -(1 << 16) <= e.value < (1 << 16) else (
-            hex(e.value) if e.value >= 0 else "-" + hex(-e.value))
+        if hexlit and e.value >= 16 or e.value >= (1 << 16):
+            return hex(e.value)
+        return str(e.value) if e.value > -(1 << 16) else "-" + hex(-e.value)
     if isinstance(e, ir.FloatLit):
         return e.text
     if isinstance(e, ir.Name):
@@ -56,12 +63,19 @@ def expr(e: ir.Expr) -> str:
         p = _prec(e)
         if e.op == "**":  # right-assoc: left operand must bind tighter, right is a unary
             return f"{_wrap(e.left, _POSTFIX)} ** {_wrap(e.right, _UNARY)}"
-        if p == 4:  # comparisons do not chain
-            return f"{_wrap(e.left, p + 1)} {e.op} {_wrap(e.right, p + 1)}"
-        return f"{_wrap(e.left, p)} {e.op} {_wrap(e.right, p + 1)}"
+        right = p + 1
+        left = p + 1 if p == 4 else p  # comparisons do not chain
+        return f"{_operand(e.left, e, left)} {e.op} {_operand(e.right, e, right)}"
     if isinstance(e, ir.Cond):
         return f"{_wrap(e.cond, 2)} ? {expr(e.then)} : {expr(e.orelse)}"
     raise TypeError(f"not an expression: {e!r}")
+
+
+def _operand(c: ir.Expr, parent: ir.Binary, need: int) -> str:
+    s = expr(c, hexlit=parent.op in ("&", "|", "^"))
+    clarify = isinstance(c, ir.Binary) and c.op != parent.op and (
+        c.op in _BITS or parent.op in _BITS or (c.op in _LOGIC and parent.op in _LOGIC))
+    return f"({s})" if clarify or _prec(c) < need else s
 
 
 def _wrap(e: ir.Expr, need: int) -> str:
