@@ -120,7 +120,8 @@ class Checker:
         elif isinstance(s, ir.CallStmt):
             t = self.expr(s.call, statement=True)
             if t is not None and t != VOID:
-                self.err(s, f"the result of {s.call.func}() is unused")
+                name = s.call.func if isinstance(s.call, ir.Call) else s.call.op  # a reduction as a statement
+                self.err(s, f"the result of {name}() is unused")
 
     def let(self, s: ir.Let) -> None:
         vt = self.expr(s.value)
