@@ -88,7 +88,7 @@ def asm_cmd(target: str, source: str, output: str | None, as_hex: bool, defines:
     from kcgen.asm import Assembler
     spec = _load_target(target, defines)
     try:
-        text = Path(source).read_text()
+        text = Path(source).read_text(encoding="utf-8-sig")  # editors may save a byte-order mark
     except OSError as exc:
         click.echo(f"{source}: error: cannot read file: {exc.strerror}", err=True)
         sys.exit(1)

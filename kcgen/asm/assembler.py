@@ -355,7 +355,9 @@ class _Run:
         cut = len(raw)
         for c in self.a.comments:
             i = raw.find(c)
-            if 0 <= i < cut and not _in_string(raw, i):
+            while 0 <= i < cut and (_in_string(raw, i) or raw[i - 1:i] == "'" == raw[i + len(c):i + len(c) + 1]):
+                i = raw.find(c, i + 1)  # inside "..." or a character constant such as '#'
+            if 0 <= i < cut:
                 cut = i
         return raw[:cut]
 
@@ -586,6 +588,8 @@ class _Run:
             node = parse_expr(text)
         except ExprError as exc:
             return _Fail(0, col + exc.column, str(exc))
+        except RecursionError:
+            return _Fail(0, col, "expression nested too deeply")
         if spec.kind == "imm":  # known already (numbers, earlier .equ): a value, as GNU as sees it
             try:
                 node = eval_expr(node, self.pass1_symbol, _no_local, self.sizes[self.section], _no_reloc)

@@ -59,6 +59,7 @@ class Disassembler:
         self.bundle_sep = (opts.get("bundle_separator") or (";",))[0]
         labels = set(opts.get("labels", ("named",)))
         self.labels_ok = "named" in labels
+        self.data_directives = {".word", ".byte"} <= set(opts.get("directives", ()))
 
     # ---- decoding -----------------------------------------------------------------------------
     def decode_word(self, word: int, group: str) -> Optional[tuple[Encoding, dict]]:
@@ -213,8 +214,13 @@ class Disassembler:
         return "\n".join(lines) + ("\n" if lines else "")
 
     def source(self, data: bytes, base: int = 0) -> str:
-        """Re-assemblable text: labels and instructions only (what `assemble` reads back)."""
+        """Re-assemblable text: labels and instructions only (what `assemble` reads back).
+        Raises ValueError for an undecodable word when the dialect has no data directive for it."""
         decoded = self.decode(data, base)
+        if any(not d.ok for d in decoded) and not self.data_directives:
+            bad = next(d for d in decoded if not d.ok)
+            raise ValueError(f"word {bad.word:#x} at {bad.address:#x} is no instruction, and this assembly "
+                             f"dialect has no .word/.byte directive to write it")
         labels = self.branch_labels(decoded)
         lines = []
         for d in decoded:

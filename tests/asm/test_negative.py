@@ -260,8 +260,6 @@ def test_mangled_input_gives_located_errors_or_a_program(case):
     disassembler(name).listing(bytes(program.text.data), program.text.base)
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: deeply nested or long unary expressions crash the expression parser "
-                                       "with RecursionError instead of a located error")
 @pytest.mark.parametrize("expr", ["(" * 5000 + "1" + ")" * 5000, "-" * 5000 + "1"])
 def test_deeply_nested_expression_is_a_located_error(expr):
     with pytest.raises(AsmError) as info:
@@ -269,15 +267,11 @@ def test_deeply_nested_expression_is_a_located_error(expr):
     assert info.value.diagnostics[0].loc.line == 2
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: a character constant holding the comment character ('#') is cut "
-                                       "as a comment")
 def test_character_constant_holding_the_comment_character():
     program = assembler("rv32i_mini").assemble(".data\n.byte '#', 'a'\n", "chars.s")
     assert bytes(program.sections[".data"].data) == b"#a"
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: `kcgen asm` reads the source as plain UTF-8, so a file saved with a "
-                                       "byte-order mark fails on its first line")
 def test_cli_accepts_a_source_with_a_byte_order_mark(tmp_path):
     from click.testing import CliRunner
 
@@ -289,8 +283,6 @@ def test_cli_accepts_a_source_with_a_byte_order_mark(tmp_path):
     assert result.stdout.split() == ["00000013", "00100073"]
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: Disassembler.source() writes `.word` for an undecodable word even in a "
-                                       "dialect without directives (plena_mini), so its output does not re-assemble")
 def test_source_in_a_dialect_without_directives_is_reassemblable_or_refused():
     from .common import disassembler
     data = bytes.fromhex("ffffffff")
