@@ -21,7 +21,7 @@ from isadl.syntax import Operand, Template
 from .expr import ExprError, Node, parse_expr, parse_number
 from .fastpath import compile_encoder, compile_matcher
 from .expr import evaluate as eval_expr
-from .program import Placed, Program, Section
+from .program import Program, Section
 from .tables import Encoding, bundle_formats, encodings, operand_range, pcrel_base, slot_nops
 
 MAX_ERRORS = 100
@@ -924,8 +924,7 @@ class _Run:
                     continue
                 sec.data[item.offset:item.offset + item.size] = word.to_bytes(item.size, order)
             placed.append((address, item.size, item.ops, item.line, item.text))
-        return Program(self.path, sections, symbols, self.globals, _placed_lazily(placed), bases[".text"],
-                       self.a.endian)
+        return Program(self.path, sections, symbols, self.globals, placed, bases[".text"], self.a.endian)
 
     def symbol_value(self, name: str, col: int, line: Optional[int] = None, stack=()) -> Optional[int]:
         if name in self.resolved:
@@ -1215,36 +1214,6 @@ def _expansion_columns(line: str, op: _Op, pseudo_cols: dict, default: int) -> d
         for operand in group.operands:
             out[operand.name] = where
     return out
-
-
-class _placed_lazily(list):
-    """Program.placed, built on first use: most assemblies only want the bytes."""
-
-    def __init__(self, records):
-        super().__init__()
-        self._records = records
-
-    def _fill(self):
-        if self._records is not None:
-            records, self._records = self._records, None
-            self.extend(Placed(a, size, tuple((op.enc.name, op.final) for op in ops), line, text)
-                        for a, size, ops, line, text in records)
-
-    def __iter__(self):
-        self._fill()
-        return super().__iter__()
-
-    def __len__(self):
-        self._fill()
-        return super().__len__()
-
-    def __getitem__(self, i):
-        self._fill()
-        return super().__getitem__(i)
-
-    def __bool__(self):
-        self._fill()
-        return super().__len__() > 0
 
 
 def op_col(op: _Op, default: int) -> int:

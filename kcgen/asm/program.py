@@ -39,10 +39,20 @@ class Program:
     sections: dict[str, Section]
     symbols: dict[str, int]
     globals: set[str]
-    placed: list[Placed]  # every instruction in address order
+    records: list  # (address, size, ops, line, text) per instruction; `placed` builds Placed from them
     entry: int
     endian: str = "little"
     warnings: list = field(default_factory=list)
+
+    @property
+    def placed(self) -> list[Placed]:
+        """Every instruction in address order (built on first use: most assemblies only want bytes)."""
+        built = self.__dict__.get("_placed")
+        if built is None:
+            built = [Placed(a, size, tuple((op.enc.name, op.final) for op in ops), line, text)
+                     for a, size, ops, line, text in self.records]
+            self.__dict__["_placed"] = built
+        return built
 
     @property
     def text(self) -> Section:
