@@ -43,15 +43,20 @@ def main() -> None:
 def check_cmd(files: tuple[str, ...], defines: tuple[str, ...]) -> None:
     """Check ISA descriptions; print a one-line summary per isa (exit 1 on any error)."""
     d = parse_defines(defines)
+    sys.exit(_check_files(files, d, lambda f, spec: f"{isadl.find_target(f)}: {spec.summary()}"))
+
+
+def _check_files(files, defines: dict, line) -> int:
+    """Check each file, echo `line(file, spec)` per isa and every error; the exit status."""
     failed = False
     for f in files:
         try:
-            for spec in isadl.load_all(f, d):
-                click.echo(f"{isadl.find_target(f)}: {spec.summary()}")
+            for spec in isadl.load_all(f, defines):
+                click.echo(line(f, spec))
         except isadl.IsaError as exc:
             _report(exc)
             failed = True
-    sys.exit(1 if failed else 0)
+    return 1 if failed else 0
 
 
 @main.command("ir")
@@ -137,16 +142,9 @@ def disasm_cmd(target: str, binary: str, base: str, defines: tuple[str, ...]) ->
 def demo_cmd() -> None:
     """The offline showcase: check every target and language fixture, print their summaries."""
     files = sorted((REPO / "targets").glob("*.isa")) + sorted((REPO / "tests" / "isadl" / "fixtures").glob("*.isa"))
-    failed = False
     click.echo(f"Checking {len(files)} ISA descriptions")
-    for f in files:
-        try:
-            for spec in isadl.load_all(f):
-                click.echo(f"  {f.relative_to(REPO)}: {spec.summary()}  [{canonical.content_hash(spec)[:12]}]")
-        except isadl.IsaError as exc:
-            _report(exc)
-            failed = True
-    sys.exit(1 if failed else 0)
+    sys.exit(_check_files(files, {}, lambda f, spec: f"  {f.relative_to(REPO)}: {spec.summary()}  "
+                                                     f"[{canonical.content_hash(spec)[:12]}]"))
 
 
 @main.command("docs")
