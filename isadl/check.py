@@ -18,7 +18,7 @@ from .encoding import Encoded, FieldLayout, FormatLayout, find_overlaps, layout
 from .params import EvalError, evaluate, names_in, resolve
 from .semantics import Checker, Context, OperandInfo, RegInfo, StorageInfo, _Var
 from .syntax import Operand, Template, TemplateError, parse_template
-from .types import BOOL, INT, FloatT, IntLitT, IntT, Type, VecT, is_int, scalar_by_name
+from .types import IntT, Type, VecT, is_int, scalar_by_name
 
 BUILTIN_FLOATS = {"f32": (8, 23), "f64": (11, 52)}
 TIMING_PROPS = {

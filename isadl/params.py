@@ -248,26 +248,6 @@ def symbolic(e: ir.Expr, params: Mapping[str, ir.Param] | None = None, expand: b
     return sympy.simplify(conv(e)) if expand else conv(e)
 
 
-def is_constant(e: ir.Expr, is_const_name: Callable[[str], bool]) -> bool:
-    return all(is_const_name(n.id) or n.id in ("true", "false") for n in names_in(e)) and \
-        not _has(e, (ir.FloatLit, ir.Index, ir.Slice, ir.Reduce)) and _calls_ok(e)
-
-
-def _has(e, kinds) -> bool:
-    if isinstance(e, kinds):
-        return True
-    kids = e.args if isinstance(e, ir.Call) else (e.lo, e.hi, e.body) if isinstance(e, ir.Reduce) else _children(e)
-    return any(_has(k, kinds) for k in kids)
-
-
-def _calls_ok(e) -> bool:
-    if isinstance(e, ir.Call) and e.func not in FUNCTIONS:
-        return False
-    kids = e.args if isinstance(e, ir.Call) else _children(e)
-    return all(_calls_ok(k) for k in kids)
-
-
-
 _PY_BINOPS = {"+": "+", "-": "-", "*": "*", "**": "**", "<<": "<<", ">>": ">>", "&": "&", "|": "|", "^": "^",
               "==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
 

@@ -11,7 +11,7 @@ from typing import Callable, Optional
 
 from . import ir
 from .diagnostics import did_you_mean
-from .types import (BOOL, FLOATLIT, INT, VOID, BoolT, FloatLitT, FloatT, IntLitT, IntT, Type, VecT,
+from .types import (BOOL, FLOATLIT, INT, VOID, FloatLitT, FloatT, IntLitT, IntT, Type, VecT,
                     is_float, is_int, is_numeric, is_scalar)
 
 MATH_UNARY = ("exp", "log", "sqrt", "recip", "tanh", "erf")

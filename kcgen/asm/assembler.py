@@ -393,7 +393,7 @@ class _Run:
             self.locals.setdefault(int(name), []).append((self.seq, self.section, self.sizes[self.section]))
             return
         if not self.a.named_labels:
-            self.error(col, f"labels are not allowed in this assembly dialect")
+            self.error(col, "labels are not allowed in this assembly dialect")
             return
         if name in self.symbols:
             prev = self.symbols[name]
@@ -1214,10 +1214,6 @@ def _expansion_columns(line: str, op: _Op, pseudo_cols: dict, default: int) -> d
         for operand in group.operands:
             out[operand.name] = where
     return out
-
-
-def op_col(op: _Op, default: int) -> int:
-    return min(op.cols.values(), default=default) if op.cols else default
 
 
 def _in_string(raw: str, i: int) -> bool:

@@ -138,31 +138,6 @@ class _Parser:
         raise ExprError(col, f"unexpected '{value}' in expression")
 
 
-def symbols_in(node: Node) -> list[tuple[str, int]]:
-    kind = node[0]
-    if kind == "sym":
-        return [(node[1], node[2])]
-    if kind in ("neg", "not"):
-        return symbols_in(node[1])
-    if kind == "bin":
-        return symbols_in(node[2]) + symbols_in(node[3])
-    if kind == "reloc":
-        return symbols_in(node[2])
-    return []
-
-
-def is_constant(node: Node) -> bool:
-    kind = node[0]
-    if kind == "num":
-        return True
-    if kind in ("neg", "not"):
-        return is_constant(node[1])
-    if kind == "bin":
-        return is_constant(node[2]) and is_constant(node[3])
-    return False
-
-
-
 def evaluate(node: Node, symbol: Callable[[str, int], int], local: Callable[[int, str, int], int], dot: int,
              reloc: Callable[[str, Node, int], int]) -> int:
     kind = node[0]
