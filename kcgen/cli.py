@@ -66,20 +66,17 @@ def _check_files(files, defines: dict, line) -> int:
 @click.option("--hash", "show_hash", is_flag=True, help="Print only the content hash.")
 def ir_cmd(file: str, defines: tuple[str, ...], isa_name: str | None, show_hash: bool) -> None:
     """Print the canonical JSON IR of an ISA."""
-    try:
-        spec = isadl.load(file, parse_defines(defines), isa_name)
-    except isadl.IsaError as exc:
-        _report(exc)
-        sys.exit(1)
+    spec = _load_target(file, defines, isa_name)
     click.echo(canonical.content_hash(spec) if show_hash else canonical.dumps(spec))
 
 
-def _load_target(target: str, defines: tuple[str, ...]):
+def _load_target(target: str, defines: tuple[str, ...], isa_name: str | None = None, status: int = 1):
+    """The checked ISA, or its located errors on stderr and exit `status`."""
     try:
-        return isadl.load(target, parse_defines(defines))
+        return isadl.load(target, parse_defines(defines), isa_name)
     except isadl.IsaError as exc:
         _report(exc)
-        sys.exit(1)
+        sys.exit(status)
 
 
 @main.command("asm")
@@ -159,12 +156,7 @@ def docs_cmd(target: str, outdir: str | None, formats: tuple[str, ...], defines:
              isa_name: str | None) -> None:
     """Generate an ISA's documentation: Markdown, standalone HTML and the text index (index.txt)."""
     from kcgen import docs
-    d = parse_defines(defines)
-    try:
-        spec = isadl.load(target, d, isa_name)
-    except isadl.IsaError as exc:
-        _report(exc)
-        sys.exit(1)
+    spec = _load_target(target, defines, isa_name)
     out = Path(outdir) if outdir else Path(f"{spec.isa.name}-docs")
     wanted = docs.FORMATS if "all" in formats else tuple(f for f in docs.FORMATS if f in formats)
     try:
@@ -200,12 +192,7 @@ def grep_cmd(target: str, pattern: str, context: int, ignore_case: bool, max_mat
     except ValueError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
-    d = parse_defines(defines)
-    try:
-        spec = isadl.load(target, d, isa_name)
-    except isadl.IsaError as exc:
-        _report(exc)
-        sys.exit(2)
+    spec = _load_target(target, defines, isa_name, status=2)  # 1 means "no match", as for grep
     found = docs.grep(docs.render_index(spec), pattern, context=context, ignore_case=ignore_case,
                       max_matches=max_matches, max_chars=max_chars)
     if not found:
