@@ -90,6 +90,11 @@ class Spec:
     regnames: dict[str, tuple[str, int]]  # assembly name → (file, index)
     sources: dict[str, str] = field(default_factory=dict)
     pseudo_operands: dict[str, dict[str, OperandSpec]] = field(default_factory=dict)
+    context: Optional[Context] = field(default=None, repr=False, compare=False)  # what semantics can name
+
+    def semantic_operands(self, operands: dict[str, OperandSpec]) -> dict[str, OperandInfo]:
+        """How semantics see an instruction's operands (register index, immediate, target address)."""
+        return semantic_operands(operands, self.context.pc_type)
 
     @property
     def word(self) -> int:
@@ -162,7 +167,7 @@ class _Check:
         if self.r.failed:
             return None
         return Spec(isa, self.params, self.defines, self.types, self.formats, self.insns, self.pseudos,
-                    self.regnames, self.r.sources, self.pseudo_operands)
+                    self.regnames, self.r.sources, self.pseudo_operands, self.ctx)
 
     # ---- header and names ------------------------------------------------------------------------
     def header(self) -> None:
@@ -663,17 +668,7 @@ class _Check:
             self.example(ex, {})
 
     def semantic_operands(self, operands: dict[str, OperandSpec]) -> dict[str, OperandInfo]:
-        out = {}
-        for name, s in operands.items():
-            if s.kind == "reg":
-                out[name] = OperandInfo(IntT(False, 32), s.regfile)
-            elif s.kind == "enum":
-                out[name] = OperandInfo(IntT(False, 32))
-            elif s.kind == "pcrel":
-                out[name] = OperandInfo(self.ctx.pc_type)  # the absolute target address
-            else:
-                out[name] = OperandInfo(IntT(s.signed, s.width))
-        return out
+        return semantic_operands(operands, self.ctx.pc_type)
 
     def encoding(self, insn: ir.Instruction, spec: InsnSpec) -> None:
         enc = insn.encoding
@@ -937,6 +932,20 @@ class _Check:
         chk.block(ex.given)
         for e in ex.expect:
             chk.condition(e, "expect")
+
+
+def semantic_operands(operands: dict[str, OperandSpec], pc_type: Type) -> dict[str, OperandInfo]:
+    out = {}
+    for name, s in operands.items():
+        if s.kind == "reg":
+            out[name] = OperandInfo(IntT(False, 32), s.regfile)
+        elif s.kind == "enum":
+            out[name] = OperandInfo(IntT(False, 32))
+        elif s.kind == "pcrel":
+            out[name] = OperandInfo(pc_type)  # the absolute target address
+        else:
+            out[name] = OperandInfo(IntT(s.signed, s.width))
+    return out
 
 
 class _Missing(Exception):
