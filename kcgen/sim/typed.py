@@ -37,6 +37,11 @@ class Typer(Checker):
         self.types[id(e)] = t
         return t
 
+    def lvalue(self, t: ir.Expr) -> Optional[Type]:
+        tt = super().lvalue(t)
+        self.types[id(t)] = tt
+        return tt
+
 
 @dataclasses.dataclass
 class TypedBody:

@@ -1,0 +1,101 @@
+"""Build the C simulator of a checked ISA, cached by content.
+
+The cache key is the ISA's canonical content hash (which includes -D overrides), the generator
+version, the compiler flags and the text of the native headers. Each key owns one directory
+under $KCGEN_CACHE (default ~/.cache/kcgen) holding the generated `sim.c`, the cffi `cdef.h`,
+`meta.json` and the shared object. gcc is called directly and the result is loaded with
+`ffi.dlopen`: cffi's own build adds nothing here, and its default flags make gcc very slow on
+the large generated switch. A file lock makes concurrent builds of one target safe; the object
+is compiled to a temporary name and renamed into place, so a reader never sees half a file.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+from filelock import FileLock
+
+from isadl.canonical import content_hash
+from isadl.check import Spec
+
+from .cgen import GENERATOR_VERSION, CGen, Unsupported
+
+NATIVE = Path(__file__).resolve().parents[2] / "native"
+CFLAGS = ("-O2", "-std=gnu11", "-fPIC", "-shared", "-Wall", "-Wextra", "-Wno-unused-parameter",
+          "-Wno-unused-function", "-fno-strict-aliasing")
+
+
+class BuildError(Exception):
+    """The generated C did not compile (a kcgen bug) or the ISA uses something not yet supported."""
+
+
+def cache_root() -> Path:
+    return Path(os.environ.get("KCGEN_CACHE") or Path.home() / ".cache" / "kcgen")
+
+
+def _native_text() -> str:
+    return "".join(p.read_text() for p in sorted(NATIVE.glob("*.h")))
+
+
+def cache_key(spec: Spec, cc: str = "gcc") -> str:
+    h = hashlib.sha256()
+    for part in (content_hash(spec), GENERATOR_VERSION, cc, " ".join(CFLAGS), _native_text()):
+        h.update(part.encode())
+        h.update(b"\0")
+    return h.hexdigest()[:20]
+
+
+@dataclass
+class Built:
+    directory: Path
+    library: Path
+    cdef: str
+    meta: dict
+    seconds: float  # time spent building (0 on a cache hit)
+    cached: bool
+
+
+def build(spec: Spec, force: bool = False, cc: Optional[str] = None) -> Built:
+    """Generate and compile the simulator of `spec`, or reuse the cached one."""
+    cc = cc or os.environ.get("CC") or "gcc"
+    key = cache_key(spec, cc)
+    directory = cache_root() / f"{spec.isa.name}-{key}"
+    lib = directory / "sim.so"
+    meta_path = directory / "meta.json"
+    if not force and lib.exists() and meta_path.exists():
+        return Built(directory, lib, (directory / "cdef.h").read_text(), json.loads(meta_path.read_text()), 0.0, True)
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(directory) + ".lock"):
+        if not force and lib.exists() and meta_path.exists():  # built by someone else while we waited
+            return Built(directory, lib, (directory / "cdef.h").read_text(), json.loads(meta_path.read_text()), 0.0, True)
+        t0 = time.perf_counter()
+        try:
+            gen = CGen(spec)
+            source = gen.generate()
+        except Unsupported as exc:
+            raise BuildError(f"{spec.isa.name}: the C simulator generator does not support this yet: {exc}") from None
+        directory.mkdir(parents=True, exist_ok=True)
+        (directory / "sim.c").write_text(source)
+        (directory / "cdef.h").write_text(gen.cdef())
+        tmp = directory / f"sim.{os.getpid()}.so"
+        cmd = [cc, *CFLAGS, "-I", str(NATIVE), "-o", str(tmp), str(directory / "sim.c"), "-lm"]
+        if shutil.which(cc) is None:
+            raise BuildError(f"C compiler '{cc}' not found; install gcc (apt-get install gcc) or set CC")
+        done = subprocess.run(cmd, capture_output=True, text=True)
+        if done.returncode != 0 or done.stderr.strip():
+            tmp.unlink(missing_ok=True)
+            if done.returncode != 0:
+                raise BuildError(f"compiling {directory / 'sim.c'} failed (a kcgen bug):\n{done.stderr[-4000:]}")
+            raise BuildError(f"compiling {directory / 'sim.c'} gave warnings (generated code must be clean):\n"
+                             f"{done.stderr[-4000:]}")
+        os.replace(tmp, lib)
+        meta = gen.meta()
+        meta_path.write_text(json.dumps(meta, indent=1))
+        return Built(directory, lib, gen.cdef(), meta, time.perf_counter() - t0, False)

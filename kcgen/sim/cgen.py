@@ -1,0 +1,1334 @@
+"""The C simulator generator: checked ISA → one readable C file.
+
+The file holds, in order: the numeric formats as `kc_fmt` constants; the state struct (pointers
+to the numpy arrays of kcgen.sim.layout, pc, counters, timing bookkeeping); one `x_NAME`
+function per instruction compiled from its semantics; the decoder (mask/match per slot or width
+group, most specific first, as the disassembler decodes); the pre-decoder that turns a text
+section into an array of decoded operations once per program; and the run loop, one `switch`
+over the operations with each instruction's timing written out beside its call.
+
+Values inside semantics are held as: `int` (bool), `int64_t`/`uint64_t` (integers, always
+wrapped to their type), `double` (floats, rounded to their format after every operation) and
+byte containers for vectors. docs/simulator.md states the rules this code implements; the
+Python reference interpreter implements the same rules independently.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Optional
+
+from isadl import ir
+from isadl.check import Spec
+from isadl.params import evaluate
+from isadl.semantics import MATH_UNARY
+from isadl.types import BoolT, FloatLitT, FloatT, IntLitT, IntT, Type, VecT, is_float, is_int
+
+from kcgen.asm.tables import Encoding, bundle_formats, encodings, pcrel_base
+
+from .layout import FloatFormat, Layout, Scalar, Store, layout
+from .typed import TypedBody, local_type, type_function, type_instruction
+
+GENERATOR_VERSION = "1"
+MAX_WRITES = 64  # memory blocks one instruction may mark as pending (more: the rest count as ready)
+BLOCK_SHIFT = 6  # memories are tracked for readiness in blocks of 64 elements
+
+STATUS = {"running": 0, "halted": 1, "trap": 2, "budget": 3}
+TRAP_KINDS = {"none": 0, "require": 1, "illegal": 2, "memory": 3, "misaligned": 4, "budget": 5, "user": 6,
+              "arith": 7, "pc": 8}
+
+
+class Unsupported(Exception):
+    """A construct the C generator cannot compile yet (reported at build time, never at run time)."""
+
+
+def c_ident(name: str) -> str:
+    return "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in name)
+
+
+def c_string(text: str) -> str:
+    out = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("%", "%%")
+    return f'"{out}"'
+
+
+def comp_ctype(t: Type) -> str:
+    """The C type that holds a value of semantic type t while computing."""
+    if isinstance(t, BoolT):
+        return "int"
+    if isinstance(t, IntLitT) or (isinstance(t, IntT) and t.signed):
+        return "int64_t"
+    if isinstance(t, IntT):
+        return "uint64_t"
+    if isinstance(t, (FloatT, FloatLitT)):
+        return "double"
+    if isinstance(t, VecT):
+        return f"kcv{t.bits // 8}"
+    raise Unsupported(f"no C type for {t}")
+
+
+def _lit(v: int, t: Type) -> str:
+    if isinstance(t, IntT) and not t.signed:
+        return f"UINT64_C({v & ((1 << 64) - 1)})"
+    if v == -(1 << 63):
+        return "INT64_MIN"
+    return f"INT64_C({v})"
+
+
+@dataclass
+class _Access:
+    """A storage element as C: `ptr` points at its storage; `scalar` says how it is stored."""
+    ptr: str
+    scalar: Scalar
+    store: Optional[Store]
+    tracked: bool = False  # a memory whose blocks carry ready times
+    index: str = ""
+
+
+class CGen:
+    def __init__(self, spec: Spec, prefix: Optional[str] = None):
+        self.spec = spec
+        self.L: Layout = layout(spec)
+        self.prefix = prefix or f"kc_{c_ident(spec.isa.name)}"
+        self.encs: dict[str, Encoding] = encodings(spec)
+        self.names = list(self.encs)  # operation numbers: 1.. in this order; 0 is "illegal"
+        self.opnum = {n: i + 1 for i, n in enumerate(self.names)}
+        self.max_ops = max([len(e.insn.operands) for e in self.encs.values()] + [1])
+        self.bundles = bundle_formats(spec)
+        self.pcrel_next = pcrel_base(spec) == "next"
+        self.vec_sizes: set[int] = set()
+        self.timing = spec.isa.timing
+        self.units = [u.name for u in self.timing.units] if self.timing and self.timing.model != "vliw" else []
+        self.props = {p.name: spec.params_eval(p.value) for p in self.timing.props} if self.timing else {}
+        self.tracked = self._tracked_memories()
+        self._tmp = 0
+
+    # ---- analysis --------------------------------------------------------------------------------
+    def _tracked_memories(self) -> set[str]:
+        """Memories written by instructions whose results take more than a cycle: readers wait on them."""
+        out = set()
+        for name, s in self.spec.instructions.items():
+            lat = s.insn.latency if s.insn.latency is not None else s.insn.cycles
+            slow = self._unit(s.insn) is not None and self._unit(s.insn).is_async
+            if lat is not None:
+                try:
+                    slow = slow or evaluate(lat, lambda n: self.spec.params[n.id]) > 1
+                except Exception:  # depends on operands: assume slow
+                    slow = True
+            if slow:
+                out |= _written_storage(s.insn.semantics) & {m.name for m in self.spec.isa.memories}
+        return out
+
+    def _unit(self, insn: ir.Instruction):
+        if not self.timing:
+            return None
+        return next((u for u in self.timing.units if u.name == insn.unit), None)
+
+    # ---- naming ----------------------------------------------------------------------------------
+    def tmp(self, stem: str = "t") -> str:
+        self._tmp += 1
+        return f"{stem}{self._tmp}"
+
+    @property
+    def P(self) -> str:
+        return self.prefix
+
+    # ---- value conversions ------------------------------------------------------------------------
+    def wrap(self, code: str, t: Type) -> str:
+        """`code` (any integer C expression) wrapped to type t."""
+        if isinstance(t, IntLitT):
+            return f"(int64_t)({code})"
+        if isinstance(t, BoolT):
+            return f"(({code}) != 0)"
+        assert isinstance(t, IntT), t
+        if t.signed:
+            return f"(int64_t)({code})" if t.width == 64 else f"kc_sx((uint64_t)({code}), {t.width})"
+        return f"(uint64_t)({code})" if t.width == 64 else f"((uint64_t)({code}) & UINT64_C({(1 << t.width) - 1:#x}))"
+
+    def round(self, code: str, t: Type) -> str:
+        if isinstance(t, FloatLitT):
+            return code
+        fmt = self.L.floats[t.name]
+        if fmt.native == "double":
+            return code
+        if fmt.native == "float":
+            return f"(double)(float)({code})"
+        return f"kc_round_{t.name}({code})"
+
+    def conv(self, code: str, src: Type, dst: Type) -> str:
+        """Convert a computed value between semantic types (implicit coercions and T(e))."""
+        if src == dst or isinstance(dst, VecT):
+            return code
+        if isinstance(dst, BoolT):
+            return f"(({code}) != 0)"
+        if isinstance(dst, (IntT, IntLitT)):
+            if isinstance(src, (FloatT, FloatLitT)):
+                if isinstance(dst, IntLitT):
+                    return f"kc_f2i({code}, 64)"
+                return f"kc_f2i({code}, {dst.width})" if dst.signed else f"kc_f2u({code}, {dst.width})"
+            if isinstance(src, BoolT):
+                return f"({comp_ctype(dst)})({code})"
+            if isinstance(src, IntT) and isinstance(dst, IntT) and src.signed == dst.signed and src.width <= dst.width:
+                return code
+            return self.wrap(code, dst)
+        if isinstance(dst, FloatT):
+            if isinstance(src, (IntT, IntLitT, BoolT)):
+                return self.round(f"(double)({code})", dst)
+            if isinstance(src, FloatT) and self.L.floats[dst.name].native == "double":
+                return code
+            return self.round(code, dst)
+        if isinstance(dst, FloatLitT):
+            return f"(double)({code})"
+        raise Unsupported(f"cannot convert {src} to {dst}")
+
+    def load_scalar(self, ptr: str, sc: Scalar) -> str:
+        """Read a stored element as a computed value."""
+        t = sc.type
+        if isinstance(t, BoolT):
+            return f"(int)(*{ptr})"
+        if isinstance(t, IntT):
+            return f"({comp_ctype(t)})(*{ptr})"
+        if sc.fmt.native:
+            return f"(double)(*{ptr})"
+        return f"kc_decode(&F_{t.name}, *{ptr})"
+
+    def store_scalar(self, value: str, sc: Scalar) -> str:
+        t = sc.type
+        if isinstance(t, FloatT) and not sc.fmt.native:
+            return f"({sc.ctype})kc_encode(&F_{t.name}, {value}, 0)"
+        return f"({sc.ctype})({value})"
+
+    # ---- expressions ---------------------------------------------------------------------------------
+    def expr(self, e: ir.Expr, want: Optional[Type] = None) -> str:
+        """C for e, converted to `want` when given."""
+        t = self.body.type(e)
+        code = getattr(self, "e_" + type(e).__name__)(e, t)
+        return self.conv(code, t, want) if want is not None else code
+
+    def e_Num(self, e: ir.Num, t):
+        return _lit(e.value, t)
+
+    def e_FloatLit(self, e: ir.FloatLit, t):
+        v = float(e.text)
+        return repr(v) if v == v and abs(v) != float("inf") else ("NAN" if v != v else ("INFINITY" if v > 0 else "-INFINITY"))
+
+    def e_Name(self, e: ir.Name, t):
+        n = e.id
+        if n in self.locals:
+            return self.locals[n]
+        if n in self.body.operands:
+            k = self.operand_index[n]
+            return f"(({comp_ctype(t)})d->a[{k}])"
+        if n in self.spec.params:
+            return _lit(self.spec.params[n], t)
+        if n in ("true", "false"):
+            return "1" if n == "true" else "0"
+        if n == "inf":
+            return "INFINITY"
+        if n == "nan":
+            return "NAN"
+        if n == "pc":
+            return "pc"
+        acc = self.access(e)
+        return self.read(acc, t)
+
+    def read(self, acc: _Access, t: Type) -> str:
+        if isinstance(t, VecT):
+            return f"(*(const kcv{t.bits // 8} *)({acc.ptr}))"
+        code = self.load_scalar(acc.ptr, acc.scalar)
+        if acc.tracked:
+            return f"(kc_need(s, s->b_{acc.store.name}[({acc.index}) >> {BLOCK_SHIFT}]), {code})"
+        return code
+
+    def e_Index(self, e: ir.Index, t):
+        root, path = _root(e)
+        if isinstance(root, ir.Name) and root.id not in self.locals and \
+                (root.id in self.L.stores or root.id in self.L.groups):
+            return self.read(self.access(e), t)
+        # indexing a vector value (a local or a bitcast): lane i of its bytes
+        base_t = self.body.type(e.base)
+        assert isinstance(base_t, VecT)
+        base = self.expr(e.base)
+        sc = self.L_scalar(base_t.elem)
+        idx = self.checked_index(self.expr(e.index, IntLitT()), base_t.count, "vector lane")
+        holder = self.tmp("v")
+        self.pre.append(f"kcv{base_t.bits // 8} {holder} = {base};")
+        return self.load_scalar(f"(({sc.ctype} *){holder}.b + {idx})", sc)
+
+    def L_scalar(self, t: Type) -> Scalar:
+        from .layout import scalar_storage
+        return scalar_storage(t, self.L.floats)
+
+    def checked_index(self, code: str, n: int, what: str) -> str:
+        return f"kc_idx(s, (uint64_t)({code}), {n}, {c_string(what)})"
+
+    def access(self, e: ir.Expr) -> _Access:
+        """Where a register element, lane, state element or memory element lives."""
+        root, path = _root(e)
+        name = root.id
+        if name in self.L.groups:
+            return self.group_access(name, path)
+        st = self.L.stores[name]
+        dims = st.shape
+        lanes = 0
+        if isinstance(st.type, VecT):
+            lanes = dims[-1]
+            dims = dims[:-1]
+        if st.kind == "mem":
+            idx_code = self.expr(path[0], IntLitT())
+            tmp = self.tmp("i")
+            self.pre.append(f"uint64_t {tmp} = {self.checked_index(idx_code, dims[0], name)};")
+            return _Access(f"(s->{st.cname} + {tmp})", st.elem, st, name in self.tracked, tmp)
+        flat = None
+        for k, dim in enumerate(dims):
+            if k >= len(path):
+                break
+            ix = path[k]
+            if st.kind == "reg" and k == 0 and self.operand_in_range(ix, st):
+                code = f"d->a[{self.operand_index[ix.id]}]"
+            else:
+                code = self.checked_index(self.expr(ix, IntLitT()), dim, name)
+            flat = code if flat is None else f"({flat}) * {dim} + {code}"
+        flat = flat or "0"
+        rest = path[len(dims):]
+        if lanes:
+            if rest:
+                lane = self.checked_index(self.expr(rest[0], IntLitT()), lanes, f"{name} lane")
+                return _Access(f"(s->{st.cname} + ({flat}) * {lanes} + {lane})", st.elem, st)
+            return _Access(f"(s->{st.cname} + ({flat}) * {lanes})", st.elem, st)
+        return _Access(f"(s->{st.cname} + {flat})", st.elem, st)
+
+    def operand_in_range(self, ix: ir.Expr, st: Store) -> bool:
+        if not (isinstance(ix, ir.Name) and ix.id in self.body.operands and ix.id not in self.locals):
+            return False
+        spec = self.insn_operands.get(ix.id)
+        return spec is not None and spec.kind == "reg" and spec.regfile == st.name and \
+            spec.offset + (1 << spec.width) <= st.shape[0]
+
+    def group_access(self, name: str, path) -> _Access:
+        g = self.L.groups[name]
+        n = self.checked_index(self.expr(path[0], IntLitT()), g.count, name)
+        tmp = self.tmp("g")
+        self.pre.append(f"uint64_t {tmp} = {n};")
+        t = g.type
+        if isinstance(t, VecT) and len(path) > 1:
+            sc = self.L_scalar(t.elem)
+            lane = self.checked_index(self.expr(path[1], IntLitT()), t.count, f"{name} lane")
+            return _Access(f"(({sc.ctype} *)kc_grp_{name}(s, {tmp}, ({lane}) * {sc.dtype.itemsize}))", sc, None)
+        # the whole register: bytes gathered into a container, written back by group_store
+        holder = self.tmp("gv")
+        size = t.bits // 8
+        self.vec_sizes.add(size)
+        self.pre.append(f"kcv{size} {holder}; kc_gget_{name}(s, {tmp}, {holder}.b);")
+        sc = self.L_scalar(t) if not isinstance(t, VecT) else None
+        return _Access(f"(&{holder})" if sc is None else f"(({sc.ctype} *){holder}.b)", sc, None,
+                       index=f"{tmp}:{holder}")
+
+    def e_Slice(self, e: ir.Slice, t):
+        base_t = self.body.type(e.base)
+        v = self.expr(e.base)
+        hi = self.expr(e.hi, IntLitT())
+        lo = self.expr(e.lo, IntLitT())
+        return f"kc_slice((uint64_t)({v}) & {self.mask(base_t)}, {hi}, {lo})"
+
+    def mask(self, t: Type) -> str:
+        w = t.width if isinstance(t, IntT) else 64
+        return f"UINT64_C({(1 << w) - 1:#x})"
+
+    def e_Unary(self, e: ir.Unary, t):
+        v = self.expr(e.operand, t if e.op != "!" else None)
+        if e.op == "!":
+            return f"(!({v}))"
+        if is_float(t):
+            return f"(-({v}))"
+        if e.op == "-":
+            return self.wrap(f"UINT64_C(0) - (uint64_t)({v})", t)
+        return self.wrap(f"~(uint64_t)({v})", t)
+
+    def e_Binary(self, e: ir.Binary, t):
+        op = e.op
+        lt, rt = self.body.type(e.left), self.body.type(e.right)
+        if op in ("&&", "||"):
+            a = self.expr(e.left)
+            r_pre, b = self.sub_expr(e.right, None)
+            if not r_pre:
+                return f"({a} {op} {b})"
+            r = self.tmp("b")  # the right side has checks of its own: evaluate it only when needed
+            self.pre.append(f"int {r} = {a};")
+            self.pre.append(f"if ({'' if op == '&&' else '!'}{r}) {{ {' '.join(r_pre)} {r} = {b}; }}")
+            return r
+        if op == "**":
+            return _lit(self.spec.params_eval(e), t)
+        if op in ("<<", ">>"):
+            a = self.expr(e.left, t)
+            b = self.expr(e.right)
+            amount = f"(uint64_t)({b})"
+            w = t.width if isinstance(t, IntT) else 64
+            signed = isinstance(t, IntLitT) or t.signed
+            if op == "<<":
+                return self.wrap(f"kc_shl((uint64_t)({a}), {amount}, {w})", t)
+            return f"kc_shr_s({a}, {amount})" if signed else f"kc_shr_u({a}, {amount})"
+        if isinstance(t, BoolT) and op in ("&", "|", "^", "==", "!=") and lt == rt:
+            return f"({self.expr(e.left)} {op} {self.expr(e.right)})"
+        # numeric: both sides in the unified type
+        u = t if not isinstance(t, BoolT) else _unified(lt, rt)
+        a, b = self.expr(e.left, u), self.expr(e.right, u)
+        if op in ("==", "!=", "<", "<=", ">", ">="):
+            return f"({a} {op} {b})"
+        if is_float(u):
+            return self.round(f"({a}) {op} ({b})", u)
+        if op in ("/", "%"):
+            signed = isinstance(u, IntLitT) or u.signed
+            fn = ("kc_div_s" if op == "/" else "kc_rem_s") if signed else ("kc_div_u" if op == "/" else "kc_rem_u")
+            return self.wrap(f"{fn}(s, {a}, {b})", u)
+        return self.wrap(f"(uint64_t)({a}) {op} (uint64_t)({b})", u)
+
+    def e_Cond(self, e: ir.Cond, t):
+        c = self.expr(e.cond)
+        # both branches are evaluated only when taken: their side conditions go into the branch
+        a_pre, a = self.sub_expr(e.then, t)
+        b_pre, b = self.sub_expr(e.orelse, t)
+        if not a_pre and not b_pre:
+            return f"(({c}) ? ({a}) : ({b}))"
+        r = self.tmp("c")
+        self.pre.append(f"{comp_ctype(t)} {r};")
+        self.pre.append(f"if ({c}) {{ {' '.join(a_pre)} {r} = {a}; }} else {{ {' '.join(b_pre)} {r} = {b}; }}")
+        return r
+
+    def sub_expr(self, e: ir.Expr, want: Optional[Type]) -> tuple[list[str], str]:
+        outer = self.pre
+        self.pre = []
+        try:
+            code = self.expr(e, want)
+            return self.pre, code
+        finally:
+            self.pre = outer
+
+    def e_Reduce(self, e: ir.Reduce, t):
+        acc = self.tmp("acc")
+        var = self.tmp("r_" + c_ident(e.var))
+        lo, hi = self.expr(e.lo, IntLitT()), self.expr(e.hi, IntLitT())
+        hi_v = self.tmp("hi")
+        init = _reduce_init(e.op, t)
+        self.pre.append(f"{comp_ctype(t)} {acc} = {init};")
+        self.pre.append(f"int64_t {hi_v} = {hi};")
+        saved = self.locals.get(e.var)
+        self.locals[e.var] = var
+        body_pre, body = self.sub_expr(e.body, t)
+        if saved is None:
+            del self.locals[e.var]
+        else:
+            self.locals[e.var] = saved
+        if e.op == "sum":
+            step = self.round(f"{acc} + {body}", t) if is_float(t) else self.wrap(f"(uint64_t){acc} + (uint64_t)({body})", t)
+        elif e.op == "prod":
+            step = self.round(f"{acc} * {body}", t) if is_float(t) else self.wrap(f"(uint64_t){acc} * (uint64_t)({body})", t)
+        elif e.op in ("max", "min"):
+            step = self._minmax(e.op, acc, body, t)
+        else:
+            cop = {"and": "&", "or": "|", "xor": "^"}[e.op]
+            step = f"({acc} {cop} ({body}))" if isinstance(t, BoolT) else self.wrap(f"(uint64_t){acc} {cop} (uint64_t)({body})", t)
+        self.pre.append(f"for (int64_t {var} = {lo}; {var} < {hi_v}; {var}++) {{ {' '.join(body_pre)} {acc} = {step}; }}")
+        return acc
+
+    def _minmax(self, op: str, a: str, b: str, t: Type) -> str:
+        if is_float(t):
+            return f"f{op}({a}, {b})"
+        signed = isinstance(t, IntLitT) or t.signed
+        return f"kc_{op}_{'s' if signed else 'u'}({a}, {b})"
+
+    # ---- calls --------------------------------------------------------------------------------------
+    def e_Call(self, e: ir.Call, t):
+        f = e.func
+        if f in self.functions:
+            fn = self.functions[f]
+            args = ", ".join(self.expr(a, self.spec.context.resolve_type(p.type)) for a, p in zip(e.args, fn.params))
+            return f"fn_{f}(s, d, pc{', ' + args if args else ''})"
+        if f in ("store",):
+            raise AssertionError("store is a statement")
+        conv_t = self.spec.context.resolve_type(ir.TypeRef(f)) if f not in self.locals else None
+        if conv_t is not None and not hasattr(self, "b_" + f):
+            return self.conv(self.expr(e.args[0]), self.body.type(e.args[0]), conv_t)
+        if f in MATH_UNARY:
+            x = self.expr(e.args[0], t)
+            cfn = {"recip": None}.get(f, f)
+            return self.round(f"1.0 / ({x})" if cfn is None else f"{cfn}({x})", t)
+        return getattr(self, "b_" + f)(e, t)
+
+    def b_min(self, e, t):
+        return self._minmax("min", self.expr(e.args[0], t), self.expr(e.args[1], t), t)
+
+    def b_max(self, e, t):
+        return self._minmax("max", self.expr(e.args[0], t), self.expr(e.args[1], t), t)
+
+    def b_abs(self, e, t):
+        x = self.expr(e.args[0], t)
+        if is_float(t):
+            return f"fabs({x})"
+        return self.wrap(f"kc_abs({x})", t) if (isinstance(t, IntLitT) or t.signed) else x
+
+    def b_fma(self, e, t):
+        a, b, c = (self.expr(x, t) for x in e.args)
+        return self.round(f"fma({a}, {b}, {c})", t)
+
+    def b_ldexp(self, e, t):
+        return self.round(f"ldexp({self.expr(e.args[0], t)}, kc_clampi({self.expr(e.args[1], IntLitT())}))", t)
+
+    def b_ilogb(self, e, t):
+        return f"(int64_t)kc_ilogb({self.expr(e.args[0])})"
+
+    def b_isnan(self, e, t):
+        return f"isnan({self.expr(e.args[0])})"
+
+    def b_isinf(self, e, t):
+        return f"isinf({self.expr(e.args[0])})"
+
+    def b_bit(self, e, t):
+        x = self.expr(e.args[0])
+        return f"kc_bit((uint64_t)({x}) & {self.mask(self.body.type(e.args[0]))}, (uint64_t)({self.expr(e.args[1])}))"
+
+    def _count(self, e, t, fn):
+        x = self.expr(e.args[0], t)
+        return f"({comp_ctype(t)}){fn}((uint64_t)({x}) & {self.mask(t)}, {t.width})"
+
+    def b_clz(self, e, t):
+        return self._count(e, t, "kc_clz")
+
+    def b_ctz(self, e, t):
+        return self._count(e, t, "kc_ctz")
+
+    def b_popcount(self, e, t):
+        return self._count(e, t, "kc_popcount")
+
+    def b_sext(self, e, t):
+        st = self.body.type(e.args[0])
+        x = self.expr(e.args[0])
+        return self.wrap(f"kc_sx((uint64_t)({x}), {st.width})", t)
+
+    def b_zext(self, e, t):
+        st = self.body.type(e.args[0])
+        return self.wrap(f"(uint64_t)({self.expr(e.args[0])}) & {self.mask(st)}", t)
+
+    def b_sat(self, e, t):
+        st = self.body.type(e.args[0])
+        x = self.expr(e.args[0])
+        if isinstance(t, IntT):
+            if is_float(st):
+                return self.conv(x, st, t)
+            lo, hi = (-(1 << (t.width - 1)), (1 << (t.width - 1)) - 1) if t.signed else (0, (1 << t.width) - 1)
+            if isinstance(st, IntT) and not st.signed:
+                return f"({comp_ctype(t)})((uint64_t)({x}) > UINT64_C({hi}) ? UINT64_C({hi}) : (uint64_t)({x}))"
+            return f"({comp_ctype(t)})kc_clamp_s((int64_t)({x}), {_lit(lo, IntLitT())}, {_lit(hi, IntLitT())})"
+        fmt = self.L.floats[t.name]
+        val = self.conv(x, st, FloatLitT()) if not is_float(st) else x
+        if fmt.native == "double":
+            return val
+        if fmt.native == "float":
+            return f"kc_sat_f32({val})"
+        return f"kc_decode(&F_{t.name}, kc_encode(&F_{t.name}, {val}, 1))"
+
+    def b_bitcast(self, e, t):
+        st = self.body.type(e.args[0])
+        x = self.expr(e.args[0])
+        if isinstance(st, VecT) or isinstance(t, VecT):
+            if isinstance(st, VecT) and isinstance(t, VecT):
+                self.vec_sizes.add(t.bits // 8)
+                return f"(*(const kcv{t.bits // 8} *)&({x}))" if st.bits == t.bits else x
+            raise Unsupported("bitcast between a vector and a scalar")
+        bits = self.bits_of(x, st)
+        return self.from_bits(bits, t)
+
+    def bits_of(self, code: str, t: Type) -> str:
+        if isinstance(t, FloatT):
+            fmt = self.L.floats[t.name]
+            if fmt.native == "float":
+                return f"(uint64_t)kc_f32_bits((float)({code}))"
+            if fmt.native == "double":
+                return f"kc_f64_bits({code})"
+            return f"kc_encode(&F_{t.name}, {code}, 0)"
+        return f"((uint64_t)({code}) & {self.mask(t)})"
+
+    def from_bits(self, bits: str, t: Type) -> str:
+        if isinstance(t, FloatT):
+            fmt = self.L.floats[t.name]
+            if fmt.native == "float":
+                return f"(double)kc_bits_f32((uint32_t)({bits}))"
+            if fmt.native == "double":
+                return f"kc_bits_f64({bits})"
+            return f"kc_decode(&F_{t.name}, {bits})"
+        if isinstance(t, BoolT):
+            return f"(({bits}) != 0)"
+        return self.wrap(bits, t)
+
+    def b_load(self, e, t):
+        mem = e.args[0].id
+        st = self.L.stores[mem]
+        k = t.bits // st.elem.type.bits
+        addr = self.tmp("a")
+        self.pre.append(f"uint64_t {addr} = kc_span(s, (uint64_t)({self.expr(e.args[2], IntLitT())}), {k}, "
+                        f"{st.shape[0]}, {min(k, st.align)}, {c_string(mem)});")
+        nbytes = t.bits // 8
+        raw = self.tmp("raw")
+        self.pre.append(f"uint64_t {raw} = 0; memcpy(&{raw}, s->{st.cname} + {addr}, {nbytes});")
+        if mem in self.tracked:
+            self.pre.append(f"kc_need_span(s, s->b_{mem}, {addr}, {k});")
+        return self.from_bits(raw, t)
+
+    def b_mx_decode(self, e, t):
+        elem = self.L.mxs[e.args[0].id][0]
+        return f"kc_mx_decode(&F_{elem}, (uint8_t)({self.expr(e.args[1])}), (uint8_t)({self.expr(e.args[2])}))"
+
+    def b_mx_scale(self, e, t):
+        elem = self.L.mxs[e.args[0].id][0]
+        return f"(uint64_t)kc_mx_scale(&F_{elem}, {self.expr(e.args[1], FloatLitT())})"
+
+    def b_mx_encode(self, e, t):
+        elem = self.L.mxs[e.args[0].id][0]
+        return (f"(uint64_t)kc_mx_encode(&F_{elem}, {self.expr(e.args[1], FloatLitT())}, "
+                f"(uint8_t)({self.expr(e.args[2])}))")
+
+    # ---- statements -----------------------------------------------------------------------------------
+    def block(self, stmts, ind: str) -> list[str]:
+        out = []
+        for s in stmts:
+            out += self.stmt(s, ind)
+        return out
+
+    def stmt(self, s: ir.Stmt, ind: str) -> list[str]:
+        self.pre = []
+        lines = getattr(self, "s_" + type(s).__name__)(s, ind)
+        pre = [ind + p for p in self.pre]
+        self.pre = []
+        if pre and lines and lines[0].lstrip().startswith(("for ", "if ")) and getattr(self, "_inner_pre", False):
+            pass
+        return pre + lines
+
+    def s_Let(self, s: ir.Let, ind):
+        t = local_type(self.body, self.spec, s)
+        name = f"l_{c_ident(s.name)}"
+        if isinstance(t, VecT):
+            self.vec_sizes.add(t.bits // 8)
+        value = self.expr(s.value, t)
+        self.locals[s.name] = name
+        return [f"{ind}{comp_ctype(t)} {name} = {value};"]
+
+    def s_Assign(self, s: ir.Assign, ind):
+        target = s.target
+        tt = self.body.type(target)
+        root, path = _root(target)
+        if isinstance(root, ir.Name) and root.id in self.locals and not path:
+            return [f"{ind}{self.locals[root.id]} = {self.expr(s.value, tt)};"]
+        if isinstance(root, ir.Name) and root.id == "pc":
+            return [f"{ind}*npc = {self.expr(s.value, tt)};"]
+        if isinstance(root, ir.Name) and root.id in self.locals:
+            # a lane of a vector local
+            base_t = self.body.type(root)
+            sc = self.L_scalar(base_t.elem)
+            idx = self.checked_index(self.expr(path[0], IntLitT()), base_t.count, "vector lane")
+            v = self.expr(s.value, tt)
+            return [f"{ind}(({sc.ctype} *){self.locals[root.id]}.b)[{idx}] = {self.store_scalar(v, sc)};"]
+        value = self.expr(s.value, tt)
+        acc = self.access(target)
+        out = []
+        if isinstance(root, ir.Name) and root.id in self.L.groups and acc.index:
+            tmp, holder = acc.index.split(":")
+            if isinstance(tt, VecT):
+                out.append(f"{ind}{holder} = {value};")
+            else:
+                out.append(f"{ind}*{acc.ptr} = {self.store_scalar(value, acc.scalar)};")
+            out.append(f"{ind}kc_gset_{root.id}(s, {tmp}, {holder}.b);")
+            return out
+        st = acc.store
+        if isinstance(tt, VecT):
+            write = f"memcpy({acc.ptr}, &({value}), sizeof(kcv{tt.bits // 8}));"
+        else:
+            write = f"*{acc.ptr} = {self.store_scalar(value, acc.scalar)};"
+        if st is not None and st.kind == "reg" and st.zero and path:
+            first = path[0]
+            idx = f"d->a[{self.operand_index[first.id]}]" if self.operand_in_range(first, st) else None
+            if idx is None:
+                idx = self.tmp("z")
+                out.append(f"{ind}uint64_t {idx} = (uint64_t)({self.expr(first, IntLitT())});")
+            cond = " && ".join(f"{idx} != {z}" for z in sorted(st.zero))
+            write = f"if ({cond}) {write}"
+        out.append(ind + write)
+        if acc.tracked:
+            out.append(f"{ind}kc_pending(s, &s->b_{st.name}[{acc.index} >> {BLOCK_SHIFT}]);")
+        return out
+
+    def s_If(self, s: ir.If, ind):
+        c = self.expr(s.cond)
+        pre = [ind + p for p in self.pre]
+        self.pre = []
+        scope = dict(self.locals)
+        then = self.block(s.then, ind + "    ")
+        self.locals = dict(scope)
+        out = pre + [f"{ind}if ({c}) {{"] + then
+        if s.orelse:
+            orelse = self.block(s.orelse, ind + "    ")
+            self.locals = dict(scope)
+            out += [f"{ind}}} else {{"] + orelse
+        return out + [f"{ind}}}"]
+
+    def s_For(self, s: ir.For, ind):
+        lo, hi = self.expr(s.lo, IntLitT()), self.expr(s.hi, IntLitT())
+        pre = [ind + p for p in self.pre]
+        self.pre = []
+        var = f"l_{c_ident(s.var)}"
+        hi_v = self.tmp("hi")
+        scope = dict(self.locals)
+        self.locals[s.var] = var
+        body = self.block(s.body, ind + "    ")
+        self.locals = scope
+        return pre + [f"{ind}for (int64_t {var} = {lo}, {hi_v} = {hi}; {var} < {hi_v}; {var}++) {{"] + body + [f"{ind}}}"]
+
+    def s_Require(self, s: ir.Require, ind):
+        c = self.expr(s.cond)
+        pre = [ind + p for p in self.pre]
+        self.pre = []
+        return pre + [f"{ind}if (!({c})) kc_fail(s, KC_TRAP_REQUIRE, {c_string(s.message)});"]
+
+    def s_Trap(self, s: ir.Trap, ind):
+        return [f"{ind}kc_fail(s, KC_TRAP_USER, {c_string(s.message)});"]
+
+    def s_Halt(self, s: ir.Halt, ind):
+        return [f"{ind}halt = 1;"]
+
+    def s_CallStmt(self, s: ir.CallStmt, ind):
+        call = s.call
+        if isinstance(call, ir.Call) and call.func == "store":
+            mem = call.args[0].id
+            st = self.L.stores[mem]
+            t = self.spec.context.resolve_type(_typeref(call.args[1]))
+            k = t.bits // st.elem.type.bits
+            addr = self.tmp("a")
+            value = self.expr(call.args[3], t)
+            pre = [ind + p for p in self.pre]
+            self.pre = []
+            bits = self.tmp("bits")
+            out = pre + [f"{ind}uint64_t {addr} = kc_span(s, (uint64_t)({self.expr(call.args[2], IntLitT())}), {k}, "
+                         f"{st.shape[0]}, {min(k, st.align)}, {c_string(mem)});"]
+            out = [ind + p for p in self.pre] + out
+            self.pre = []
+            out += [f"{ind}uint64_t {bits} = {self.bits_of(value, t)};",
+                    f"{ind}memcpy(s->{st.cname} + {addr}, &{bits}, {t.bits // 8});"]
+            if mem in self.tracked:
+                out.append(f"{ind}kc_pending_span(s, s->b_{mem}, {addr}, {k});")
+            return out
+        code = self.expr(call)
+        return [f"{ind}(void)({code});"]
+
+    # ---- whole file ---------------------------------------------------------------------------------
+    def generate(self) -> str:
+        P = self.P
+        self.functions = {f.name: f for f in self.spec.isa.functions}
+        out = [f"/* Generated by kcgen {GENERATOR_VERSION} from ISA '{self.spec.isa.name}'. Do not edit: change the .isa file. */",
+               "#include <stdint.h>", "#include <string.h>", "#include <math.h>", "#include <setjmp.h>",
+               "#include <stdarg.h>", "#include <stdio.h>", "#include <stdlib.h>",
+               '#include "kc_numeric.h"', '#include "kc_trap.h"', ""]
+        out += self.formats_c()
+        bodies = self.instructions_c()
+        fns = self.functions_c()
+        out += self.state_c()
+        out += self.prelude_c()
+        out += [f"typedef struct {{ uint8_t b[{n}]; }} kcv{n};" for n in sorted(self.vec_sizes)] + [""]
+        out += self.groups_c()
+        out += fns
+        out += bodies
+        out += self.decoder_c()
+        out += self.run_c()
+        return "\n".join(out) + "\n"
+
+    def formats_c(self) -> list[str]:
+        out = ["/* ---- number formats ---- */"]
+        for name, f in self.L.floats.items():
+            out.append(f"static const kc_fmt F_{name} __attribute__((unused)) = {{ .exp = {f.exp}, .man = {f.man}, .bias = {f.bias}, "
+                       f".finite = {int(f.finite)}, .is_unsigned = {int(f.unsigned)}, .nonan = {int(f.nonan)} }};")
+            if not f.native:
+                out.append(f"static inline double kc_round_{name}(double x) "
+                           f"{{ return kc_decode(&F_{name}, kc_encode(&F_{name}, x, 0)); }}")
+        return out + [""]
+
+    def state_struct(self) -> list[str]:
+        """The state struct, shared verbatim by the C file and the cffi cdef."""
+        P = self.P
+        lines = [f"typedef struct {P}_op {{ uint32_t op; uint32_t size; uint32_t last; uint32_t pad; uint64_t pc; "
+                 f"int64_t a[{self.max_ops}]; }} {P}_op;",
+                 f"typedef struct {P}_state {{",
+                 "    uint64_t pc;", "    uint64_t cycles;", "    uint64_t instret;", "    int32_t status;",
+                 "    int32_t halted;", "    kc_trap trap;", "    uint64_t *counts;", "    uint64_t *unit_busy;",
+                 "    uint64_t now, horizon, nissued, t_need;", "    uint64_t *unit_free;",
+                 f"    uint64_t *t_pend[{MAX_WRITES}];", "    uint32_t t_npend;", "    uint32_t nops;",
+                 f"    {P}_op *ops;", "    int64_t *index;", "    uint64_t text_base, text_len;",
+                 "    void *jmp;"]
+        for st in self.L.stores.values():
+            lines.append(f"    {st.elem.ctype} *{st.cname};")
+            if st.kind == "reg" or st.kind == "state":
+                lines.append(f"    uint64_t *rdy_{st.name};")
+        for m in sorted(self.tracked):
+            lines.append(f"    uint64_t *b_{m};")
+        lines.append(f"}} {P}_state;")
+        return lines
+
+    def state_c(self) -> list[str]:
+        return ["/* ---- machine state: arrays owned by Python (kcgen.sim.layout) ---- */"] + self.state_struct() + [""]
+
+    def api_decls(self) -> list[str]:
+        P = self.P
+        return [f"int {P}_predecode({P}_state *s, const uint8_t *text, uint64_t len, uint64_t base);",
+                f"int {P}_run({P}_state *s, uint64_t max_steps);",
+                f"int {P}_decode_one(const uint8_t *bytes, uint64_t len, uint64_t pc, {P}_op *out);",
+                f"uint64_t {P}_layout_size(void);"]
+
+    def cdef(self) -> str:
+        trap = "typedef struct { int kind; uint64_t pc; char message[160]; } kc_trap;"
+        return "\n".join([trap] + self.state_struct() + self.api_decls()) + "\n"
+
+    def prelude_c(self) -> list[str]:
+        P = self.P
+        return [f"""/* ---- helpers: integer rules of docs/simulator.md, traps ---- */
+typedef {P}_state kc_s;
+#define KC_TRAP_ARITH 7  /* division by zero */
+#define KC_TRAP_PC 8     /* pc outside the program or inside an instruction */
+static void kc_fail(kc_s *s, int kind, const char *fmt, ...) __attribute__((noreturn, format(printf, 3, 4)));
+static void kc_fail(kc_s *s, int kind, const char *fmt, ...) {{
+    va_list ap;
+    va_start(ap, fmt);
+    s->trap.kind = kind;
+    s->trap.pc = s->pc;
+    vsnprintf(s->trap.message, sizeof s->trap.message, fmt, ap);
+    va_end(ap);
+    longjmp(*(jmp_buf *)s->jmp, 1);
+}}
+static inline int64_t kc_sx(uint64_t v, int w) {{ return (int64_t)(v << (64 - w)) >> (64 - w); }}
+static inline uint64_t kc_shl(uint64_t a, uint64_t n, int w) {{ return n >= (uint64_t)w ? 0 : a << n; }}
+static inline int64_t kc_shr_s(int64_t a, uint64_t n) {{ return n >= 64 ? (a < 0 ? -1 : 0) : a >> n; }}
+static inline uint64_t kc_shr_u(uint64_t a, uint64_t n) {{ return n >= 64 ? 0 : a >> n; }}
+static inline int64_t kc_div_s(kc_s *s, int64_t a, int64_t b) {{
+    if (b == 0) kc_fail(s, KC_TRAP_ARITH, "division by zero");
+    return (a == INT64_MIN && b == -1) ? INT64_MIN : a / b;
+}}
+static inline int64_t kc_rem_s(kc_s *s, int64_t a, int64_t b) {{
+    if (b == 0) kc_fail(s, KC_TRAP_ARITH, "division by zero");
+    return b == -1 ? 0 : a % b;
+}}
+static inline uint64_t kc_div_u(kc_s *s, uint64_t a, uint64_t b) {{
+    if (b == 0) kc_fail(s, KC_TRAP_ARITH, "division by zero");
+    return a / b;
+}}
+static inline uint64_t kc_rem_u(kc_s *s, uint64_t a, uint64_t b) {{
+    if (b == 0) kc_fail(s, KC_TRAP_ARITH, "division by zero");
+    return a % b;
+}}
+static inline int64_t kc_min_s(int64_t a, int64_t b) {{ return a < b ? a : b; }}
+static inline int64_t kc_max_s(int64_t a, int64_t b) {{ return a > b ? a : b; }}
+static inline uint64_t kc_min_u(uint64_t a, uint64_t b) {{ return a < b ? a : b; }}
+static inline uint64_t kc_max_u(uint64_t a, uint64_t b) {{ return a > b ? a : b; }}
+static inline uint64_t kc_abs(int64_t a) {{ return a < 0 ? UINT64_C(0) - (uint64_t)a : (uint64_t)a; }}
+static inline int64_t kc_clamp_s(int64_t v, int64_t lo, int64_t hi) {{ return v < lo ? lo : (v > hi ? hi : v); }}
+static inline int kc_clampi(int64_t k) {{ return k < -100000 ? -100000 : (k > 100000 ? 100000 : (int)k); }}
+static inline uint64_t kc_slice(uint64_t v, int64_t hi, int64_t lo) {{
+    uint64_t x = lo >= 64 ? 0 : v >> lo;
+    int w = (int)(hi - lo + 1);
+    return w >= 64 ? x : x & ((UINT64_C(1) << w) - 1);
+}}
+static inline int kc_bit(uint64_t v, uint64_t i) {{ return i >= 64 ? 0 : (int)((v >> i) & 1); }}
+static inline uint64_t kc_clz(uint64_t v, int w) {{ return v == 0 ? (uint64_t)w : (uint64_t)(__builtin_clzll(v) - (64 - w)); }}
+static inline uint64_t kc_ctz(uint64_t v, int w) {{ return v == 0 ? (uint64_t)w : (uint64_t)__builtin_ctzll(v); }}
+static inline uint64_t kc_popcount(uint64_t v, int w) {{ (void)w; return (uint64_t)__builtin_popcountll(v); }}
+static inline uint32_t kc_f32_bits(float f) {{ uint32_t u; memcpy(&u, &f, 4); return u; }}
+static inline float kc_bits_f32(uint32_t u) {{ float f; memcpy(&f, &u, 4); return f; }}
+static inline uint64_t kc_f64_bits(double f) {{ uint64_t u; memcpy(&u, &f, 8); return u; }}
+static inline double kc_bits_f64(uint64_t u) {{ double f; memcpy(&f, &u, 8); return f; }}
+static inline double kc_sat_f32(double x) {{
+    if (x > 3.4028234663852886e38) return 3.4028234663852886e38;
+    if (x < -3.4028234663852886e38) return -3.4028234663852886e38;
+    return (double)(float)x;
+}}
+static inline uint64_t kc_idx(kc_s *s, uint64_t i, uint64_t n, const char *what) {{
+    if (i >= n) kc_fail(s, KC_TRAP_MEMORY, "out of bounds: %s[%lld] (size %llu)", what, (long long)i, (unsigned long long)n);
+    return i;
+}}
+static inline uint64_t kc_span(kc_s *s, uint64_t a, uint64_t k, uint64_t n, uint64_t align, const char *what) {{
+    if (a >= n || n - a < k)
+        kc_fail(s, KC_TRAP_MEMORY, "out of bounds: %s[%lld..%lld] (size %llu)", what, (long long)a,
+                (long long)(a + k - 1), (unsigned long long)n);
+    if (a & (align - 1)) kc_fail(s, KC_TRAP_MISALIGNED, "misaligned access to %s at %#llx (%llu elements)", what,
+                                 (unsigned long long)a, (unsigned long long)k);
+    return a;
+}}
+static inline void kc_need(kc_s *s, uint64_t ready) {{ if (ready > s->t_need) s->t_need = ready; }}
+static inline void kc_need_span(kc_s *s, const uint64_t *blocks, uint64_t a, uint64_t k) {{
+    for (uint64_t b = a >> {BLOCK_SHIFT}; b <= (a + k - 1) >> {BLOCK_SHIFT}; b++) kc_need(s, blocks[b]);
+}}
+static inline void kc_pending(kc_s *s, uint64_t *block) {{
+    if (s->t_npend && s->t_pend[s->t_npend - 1] == block) return;
+    if (s->t_npend < {MAX_WRITES}) s->t_pend[s->t_npend++] = block;
+}}
+static inline void kc_pending_span(kc_s *s, uint64_t *blocks, uint64_t a, uint64_t k) {{
+    for (uint64_t b = a >> {BLOCK_SHIFT}; b <= (a + k - 1) >> {BLOCK_SHIFT}; b++) kc_pending(s, &blocks[b]);
+}}
+"""]
+
+    def groups_c(self) -> list[str]:
+        out = []
+        for g in self.L.groups.values():
+            parts = []
+            for file, index_expr in g.parts:
+                st = self.L.stores.get(file)
+                if st is None:
+                    raise Unsupported(f"register group {g.name}: part file {file} is itself a group")
+                per = st.elem.dtype.itemsize * (st.shape[1] if len(st.shape) > 1 else 1)
+                if st.elem.dtype.itemsize * 8 != st.elem.type.bits:
+                    raise Unsupported(f"register group {g.name}: part {file} is not stored at its width")
+                parts.append((st, self._index_c(index_expr), per))
+            total = sum(p[2] for p in parts)
+            if total * 8 != g.type.bits:
+                raise Unsupported(f"register group {g.name}: parts are not byte-aligned")
+            self.vec_sizes.add(total)
+            get = [f"static inline void kc_gget_{g.name}(kc_s *s, uint64_t n, uint8_t *out) {{", "    uint64_t i;"]
+            put = [f"static inline void kc_gset_{g.name}(kc_s *s, uint64_t n, const uint8_t *in) {{", "    uint64_t i;"]
+            ptr = [f"static inline void *kc_grp_{g.name}(kc_s *s, uint64_t n, uint64_t byte) {{", "    uint64_t i;"]
+            off = 0
+            for st, idx, per in parts:
+                count = st.shape[0]
+                chk = f"i = kc_idx(s, (uint64_t)({idx}), {count}, {c_string(st.name)});"
+                get += [f"    {chk}", f"    memcpy(out + {off}, (uint8_t *)(s->{st.cname}) + i * {per}, {per});"]
+                if not st.readonly:
+                    put += [f"    {chk}"] + ([f"    if ({' && '.join(f'i != {z}' for z in sorted(st.zero))})"] if st.zero else []) + \
+                           [f"    {'    ' if st.zero else ''}memcpy((uint8_t *)(s->{st.cname}) + i * {per}, in + {off}, {per});"]
+                ptr += [f"    if (byte < {off + per}) {{ {chk} return (uint8_t *)(s->{st.cname}) + i * {per} + (byte - {off}); }}"]
+                off += per
+            get.append("}")
+            put.append("}")
+            ptr += ["    kc_fail(s, KC_TRAP_MEMORY, \"out of bounds: register group lane\");", "}"]
+            out += get + put + ptr
+        return out + [""]
+
+    def _index_c(self, e: ir.Expr) -> str:
+        """Group part index expressions: integer arithmetic over `n` and parameters."""
+        if isinstance(e, ir.Num):
+            return str(e.value)
+        if isinstance(e, ir.Name):
+            return "(int64_t)n" if e.id == "n" else str(self.spec.params[e.id])
+        if isinstance(e, ir.Binary) and e.op in "+-*/%":
+            return f"({self._index_c(e.left)} {e.op} {self._index_c(e.right)})"
+        raise Unsupported(f"register group index expression {e}")
+
+    def functions_c(self) -> list[str]:
+        out = []
+        for fn in self.spec.isa.functions:
+            self.body = type_function(self.spec, fn)
+            self.operand_index, self.insn_operands = {}, {}
+            self.locals = {p.name: f"p_{c_ident(p.name)}" for p in fn.params}
+            params = "".join(f", {comp_ctype(self.spec.context.resolve_type(p.type))} p_{c_ident(p.name)}" for p in fn.params)
+            rt = self.spec.context.resolve_type(fn.result)
+            self.pre = []
+            value = self.expr(fn.body, rt)
+            out += [f"static inline {comp_ctype(rt)} fn_{fn.name}(kc_s *s, const {self.P}_op *d, uint64_t pc{params}) {{",
+                    "    (void)s; (void)d; (void)pc;"] + ["    " + p for p in self.pre] + [f"    return {value};", "}"]
+        return out + [""]
+
+    def instructions_c(self) -> list[str]:
+        out = ["/* ---- instructions: one function each, from its semantics ---- */"]
+        for name in self.names:
+            e = self.encs[name]
+            self.body: TypedBody = type_instruction(self.spec, name)
+            self.insn_operands = e.insn.operands
+            self.operand_index = {op: k for k, op in enumerate(e.insn.operands)}
+            self.locals = {}
+            self._tmp = 0
+            body = self.block(e.insn.insn.semantics, "    ")
+            doc = f"/* {e.insn.template.text} */"
+            out += [doc, f"static inline int x_{c_ident(name)}(kc_s *s, const {self.P}_op *d, uint64_t pc, uint64_t *npc) {{",
+                    "    int halt = 0;", "    (void)s; (void)d; (void)pc; (void)npc;"] + body + ["    return halt;", "}", ""]
+            self.cost_c(name)
+        return out
+
+    def cost_c(self, name: str) -> None:
+        """cycles/latency as C over operands and params, evaluated before the semantics run."""
+        e = self.encs[name]
+        insn = e.insn.insn
+        self.locals = {}
+        self.pre = []
+        cyc = self.expr(insn.cycles, IntLitT()) if insn.cycles is not None else "1"
+        lat = self.expr(insn.latency, IntLitT()) if insn.latency is not None else cyc
+        if self.pre:
+            raise Unsupported(f"{name}: cycles/latency may not read memories")
+        self.costs = getattr(self, "costs", {})
+        self.costs[name] = (cyc, lat, _static_regs(insn.semantics, e.insn.operands))
+
+    def meta(self) -> dict:
+        """What the Python side needs to drive the compiled simulator (stored beside it in the cache)."""
+        return {"prefix": self.P, "isa": self.spec.isa.name, "generator": GENERATOR_VERSION,
+                "ops": ["<illegal>"] + self.names, "units": self.units,
+                "unit_copies": [self._copies(u) for u in self.units], "tracked": sorted(self.tracked),
+                "block_shift": BLOCK_SHIFT, "granule": self.granule, "max_ops": self.max_ops,
+                "max_slots": self.max_slots, "word_bytes": self.spec.word // 8}
+
+    # ---- decoder -------------------------------------------------------------------------------------
+    def decoder_c(self) -> list[str]:
+        P = self.P
+        groups: dict[str, list[Encoding]] = {}
+        for e in self.encs.values():
+            groups.setdefault(e.slot or f"w{e.width}", []).append(e)
+        out = ["/* ---- decoder: most specific encoding first, as the disassembler decodes ---- */"]
+        for g, encs in groups.items():
+            encs = sorted(encs, key=lambda e: (-bin(e.insn.mask).count("1"), e.name))
+            out.append(f"static int dec_{c_ident(g)}(uint64_t w, uint64_t pc, uint64_t size, {P}_op *o) {{")
+            out.append("    (void)pc; (void)size;")
+            for e in encs:
+                out.append(f"    if ((w & UINT64_C({e.insn.mask:#x})) == UINT64_C({e.insn.match:#x})) {{")
+                out.append(f"        o->op = {self.opnum[e.name]};  /* {e.name} */")
+                for k, opname in enumerate(e.insn.operands):
+                    b = next((b for b in e.bindings if b.operand.name == opname), None)
+                    if b is None:
+                        out.append(f"        o->a[{k}] = 0;")
+                        continue
+                    out.append(f"        o->a[{k}] = {self._extract(b, e)};")
+                out.append("        return 1;")
+                out.append("    }")
+            out += ["    return 0;", "}"]
+        out += self._predecode_c(groups)
+        return out + [""]
+
+    def _extract(self, b, e: Encoding) -> str:
+        f, o = b.field, b.operand
+        parts = [f"(((w >> {wlo}) & UINT64_C({(1 << width) - 1:#x})) << {vlo})" for vlo, wlo, width in f.pieces]
+        v = "(" + " | ".join(parts) + ")" if parts else "0"
+        if o.signed:
+            v = f"kc_sx({v}, {f.value_width})"
+        else:
+            v = f"(int64_t){v}"
+        if o.kind == "reg" and o.offset:
+            v = f"({v} + {o.offset})"
+        if o.kind == "pcrel":
+            base = "pc + size" if self.pcrel_next else "pc"
+            pcw = self.L.pc_type.width
+            mask = (1 << pcw) - 1
+            v = f"(int64_t)(((uint64_t)({base}) + (uint64_t){v}) & UINT64_C({mask:#x}))"
+        return v
+
+    def _predecode_c(self, groups) -> list[str]:
+        P = self.P
+        order = "little" if (self.spec.isa.endian or "little") == "little" else "big"
+        widths = sorted({e.width for e in self.encs.values() if not e.slot})
+        granule = min([w // 8 for w in widths] + [fmt.width // 8 for fmt in self.bundles] or [self.spec.word // 8])
+        for fmt in self.bundles:
+            granule = _gcd(granule, fmt.width // 8)
+        self.granule = granule
+        read = ["static unsigned __int128 kc_word(const uint8_t *p, uint64_t n) {",
+                "    unsigned __int128 w = 0;",
+                "    for (uint64_t i = 0; i < n; i++)",
+                ("        w |= (unsigned __int128)p[i] << (8 * i);" if order == "little" else
+                 "        w = (w << 8) | p[i];"),
+                "    return w;", "}"]
+        out = read + [f"/* Decode one instruction or bundle at text[pos]; returns its size in bytes, 0 if undecodable. */",
+                      f"static uint64_t dec_at(const uint8_t *text, uint64_t len, uint64_t pos, uint64_t pc, {P}_op *ops, uint32_t *n) {{"]
+        if self.bundles:
+            for fmt in self.bundles:
+                size = fmt.width // 8
+                out.append(f"    if (pos + {size} <= len) {{")
+                out.append(f"        unsigned __int128 w = kc_word(text + pos, {size});")
+                mlo, mhi = fmt.fixed_mask & ((1 << 64) - 1), fmt.fixed_mask >> 64
+                clo, chi = fmt.fixed_match & ((1 << 64) - 1), fmt.fixed_match >> 64
+                out.append(f"        if ((uint64_t)(w & UINT64_C({mlo:#x})) == UINT64_C({clo:#x}) && "
+                           f"(uint64_t)((w >> 64) & UINT64_C({mhi:#x})) == UINT64_C({chi:#x})) {{")
+                out.append("            uint32_t k = 0; int ok = 1;")
+                for slot, field in fmt.fields.items():
+                    parts = " | ".join(f"((uint64_t)((w >> {wlo}) & (unsigned __int128)UINT64_C({(1 << width) - 1:#x})) << {vlo})"
+                                       for vlo, wlo, width in field.pieces)
+                    out.append(f"            if (ok) {{ ops[k].pc = pc; ops[k].size = {size}; ops[k].last = 0; "
+                               f"ok = dec_{c_ident(slot)}({parts}, pc, {size}, &ops[k]); k++; }}")
+                out.append(f"            if (ok) {{ ops[k - 1].last = 1; *n = k; return {size}; }}")
+                out.append("        }")
+                out.append("    }")
+        else:
+            for wbits in widths:
+                size = wbits // 8
+                out.append(f"    if (pos + {size} <= len) {{")
+                out.append(f"        uint64_t w = (uint64_t)kc_word(text + pos, {size});")
+                out.append(f"        ops[0].pc = pc; ops[0].size = {size}; ops[0].last = 1;")
+                out.append(f"        if (dec_w{wbits}(w, pc, {size}, &ops[0])) {{ *n = 1; return {size}; }}")
+                out.append("    }")
+        out += ["    *n = 0;", "    return 0;", "}", ""]
+        max_slots = max([len(f.fields) for f in self.bundles] + [1])
+        self.max_slots = max_slots
+        out += [f"int {P}_decode_one(const uint8_t *bytes, uint64_t len, uint64_t pc, {P}_op *out) {{",
+                "    uint32_t n = 0;",
+                "    memset(out, 0, sizeof *out);",
+                f"    {P}_op ops[{max_slots}];",
+                "    uint64_t size = dec_at(bytes, len, 0, pc, ops, &n);",
+                "    if (size && n) *out = ops[0];",
+                "    return (int)size;", "}", ""]
+        out += [f"/* Decode a text section once. s->ops gets one entry per operation (an undecodable granule becomes",
+                f"   operation 0, which traps when executed); s->index maps each {granule}-byte granule to its first",
+                "   operation, or -1 inside an instruction. The caller provides ops and index arrays large enough. */",
+                f"int {P}_predecode({P}_state *s, const uint8_t *text, uint64_t len, uint64_t base) {{",
+                "    uint64_t pos = 0; uint32_t nops = 0;",
+                f"    for (uint64_t g = 0; g < (len + {granule - 1}) / {granule}; g++) s->index[g] = -1;",
+                "    while (pos < len) {",
+                "        uint32_t n = 0;",
+                "        uint64_t size = dec_at(text, len, pos, base + pos, s->ops + nops, &n);",
+                f"        s->index[pos / {granule}] = nops;",
+                "        if (size == 0) {",
+                f"            {P}_op *o = &s->ops[nops++];",
+                f"            memset(o, 0, sizeof *o); o->pc = base + pos; o->last = 1;",
+                f"            size = len - pos < {self.spec.word // 8} ? len - pos : {self.spec.word // 8};",
+                "            o->size = (uint32_t)size;",
+                "            o->a[0] = (int64_t)kc_word(text + pos, size);",
+                "        } else nops += n;",
+                "        pos += size;",
+                "    }",
+                "    s->nops = nops; s->text_base = base; s->text_len = len;",
+                "    return (int)nops;", "}"]
+        return out
+
+    # ---- run loop and timing -------------------------------------------------------------------------
+    def timing_c(self, name: str, ind: str) -> list[str]:
+        cyc, lat, (reads, writes) = self.costs[name]
+        e = self.encs[name]
+        insn = e.insn.insn
+        out = [f"{ind}uint64_t t = s->now > s->t_need ? s->now : s->t_need;"]
+        for file, opname in reads:
+            if file in self.L.stores:
+                out.append(f"{ind}if (s->rdy_{file}[d->a[{self.operand_index_of(name, opname)}]] > t) "
+                           f"t = s->rdy_{file}[d->a[{self.operand_index_of(name, opname)}]];")
+        for stname in _read_state(insn.semantics, self.L):
+            out.append(f"{ind}if (s->rdy_{stname}[0] > t) t = s->rdy_{stname}[0];")
+        ui = self.units.index(insn.unit) if insn.unit in self.units else None
+        unit = self._unit(insn)
+        if ui is not None:
+            copies = self.spec.params_eval(unit.count) if unit.count is not None else 1
+            occupancy = "1" if unit.pipelined else "c"
+            if copies == 1:
+                out += [f"{ind}if (s->unit_free[{ui}] > t) t = s->unit_free[{ui}];",
+                        f"{ind}s->unit_free[{ui}] = t + {occupancy};"]
+            else:
+                base = sum(self._copies(u) for u in self.units[:ui])
+                out += [f"{ind}{{ uint64_t *best = &s->unit_free[{base}];",
+                        f"{ind}  for (int k = 1; k < {copies}; k++) if (s->unit_free[{base} + k] < *best) best = &s->unit_free[{base} + k];",
+                        f"{ind}  if (*best > t) t = *best;", f"{ind}  *best = t + {occupancy}; }}"]
+            out.append(f"{ind}s->unit_busy[{ui}] += c;")
+        out.append(f"{ind}uint64_t done = t + l;")
+        for file, opname in writes:
+            if file in self.L.stores:
+                out.append(f"{ind}s->rdy_{file}[d->a[{self.operand_index_of(name, opname)}]] = done;")
+        for stname in _written_storage(insn.semantics) & {n for n, st in self.L.stores.items() if st.kind == "state"}:
+            out.append(f"{ind}s->rdy_{stname}[0] = done;")
+        out += [f"{ind}for (uint32_t k = 0; k < s->t_npend; k++) *s->t_pend[k] = done;",
+                f"{ind}if (done > s->horizon) s->horizon = done;",
+                f"{ind}if (t > s->now) {{ s->now = t; s->nissued = 0; }}",
+                f"{ind}if (++s->nissued >= ISSUE_WIDTH) {{ s->now++; s->nissued = 0; }}"]
+        return out
+
+    def _copies(self, unit_name: str) -> int:
+        u = next(u for u in self.timing.units if u.name == unit_name)
+        return self.spec.params_eval(u.count) if u.count is not None else 1
+
+    def operand_index_of(self, name: str, opname: str) -> int:
+        return list(self.encs[name].insn.operands).index(opname)
+
+    def run_c(self) -> list[str]:
+        P = self.P
+        issue = self.props.get("issue_width", 1)
+        penalty = self.props.get("branch_penalty", self.props.get("mispredict_penalty", 0))
+        pcmask = (1 << self.L.pc_type.width) - 1
+        g = self.granule
+        gshift = g.bit_length() - 1 if g & (g - 1) == 0 else None
+        out = ["/* ---- the run loop ---- */", f"#define ISSUE_WIDTH {issue}",
+               f"static int run_inner({P}_state *s, uint64_t max_steps) {{",
+               "    uint64_t pc = s->pc;",
+               "    for (uint64_t step = 0; step < max_steps; step++) {",
+               "        uint64_t off = pc - s->text_base;",
+               "        s->pc = pc;",
+               "        if (off >= s->text_len) {",
+               "            if (off == s->text_len) { s->status = 1; return 1; }  /* ran off the end: done */",
+               "            kc_fail(s, KC_TRAP_PC, \"pc %#llx is outside the program\", (unsigned long long)pc);",
+               "        }",
+               (f"        int64_t at = (off & {g - 1}) ? -1 : s->index[off >> {gshift}];" if gshift is not None else
+                f"        int64_t at = (off % {g}) ? -1 : s->index[off / {g}];"),
+               "        if (at < 0) kc_fail(s, KC_TRAP_PC, \"pc %#llx is not at the start of an instruction\", (unsigned long long)pc);",
+               f"        const {P}_op *d = &s->ops[at];",
+               "        uint64_t npc = pc + d->size;",
+               "        int halt = 0;",
+               "        for (;;) {",
+               "            s->t_need = 0; s->t_npend = 0;",
+               "            switch (d->op) {",
+               "            case 0:",
+               "                kc_fail(s, KC_TRAP_ILLEGAL, \"illegal instruction %#llx\", (unsigned long long)d->a[0]);"]
+        for name in self.names:
+            cyc, lat, _ = self.costs[name]
+            out.append(f"            case {self.opnum[name]}: {{  /* {name} */")
+            out.append(f"                uint64_t c = (uint64_t)({cyc}), l = (uint64_t)({lat});")
+            out.append(f"                halt |= x_{c_ident(name)}(s, d, pc, &npc);")
+            if self.timing:
+                out += self.timing_c(name, "                ")
+            else:
+                out += ["                (void)c; (void)l; s->now++;"]
+            out.append("                (void)c;")
+            out.append("                break;")
+            out.append("            }")
+        out += ["            }",
+                "            s->counts[d->op]++;",
+                "            if (d->last) break;",
+                "            d++;",
+                "        }",
+                "        s->instret++;"]
+        if penalty:
+            out.append(f"        if (npc != pc + d->size) s->now += {penalty};")
+        out += [f"        pc = npc & UINT64_C({pcmask:#x});",
+                "        if (halt) { s->pc = pc; s->status = 1; s->halted = 1; return 1; }",
+                "    }",
+                "    s->pc = pc;",
+                "    s->status = 3;",
+                "    return 3;",
+                "}",
+                "",
+                f"int {P}_run({P}_state *s, uint64_t max_steps) {{",
+                "    jmp_buf env;",
+                "    s->jmp = &env;",
+                "    s->status = 0; s->trap.kind = 0; s->trap.message[0] = 0;",
+                "    if (setjmp(env)) { s->status = 2; }",
+                "    else run_inner(s, max_steps);",
+                "    s->cycles = s->now > s->horizon ? s->now : s->horizon;",
+                "    s->jmp = NULL;",
+                "    return s->status;",
+                "}",
+                f"uint64_t {P}_layout_size(void) {{ return sizeof({P}_state); }}"]
+        return out
+
+
+# ---- small analyses over semantics ---------------------------------------------------------------------
+def _root(e: ir.Expr):
+    path = []
+    while isinstance(e, ir.Index):
+        path.append(e.index)
+        e = e.base
+    path.reverse()
+    return e, path
+
+
+def _typeref(e: ir.Expr) -> ir.TypeRef:
+    from isadl.semantics import _as_typeref
+    return _as_typeref(e)
+
+
+def _unified(a: Type, b: Type) -> Type:
+    if isinstance(a, IntLitT):
+        return b
+    if isinstance(b, IntLitT):
+        return a
+    if isinstance(a, FloatLitT):
+        return b
+    if isinstance(b, FloatLitT):
+        return a
+    if isinstance(a, IntT) and isinstance(b, IntT):
+        return a if a.width >= b.width else b
+    if is_float(a) and is_int(b):
+        return a
+    if is_float(b) and is_int(a):
+        return b
+    return a
+
+
+def _reduce_init(op: str, t: Type) -> str:
+    if op in ("sum", "or", "xor"):
+        return "0"
+    if op == "prod":
+        return "1"
+    if op == "and":
+        return "1" if isinstance(t, BoolT) else ("-1" if isinstance(t, IntLitT) or t.signed else f"UINT64_C({(1 << t.width) - 1:#x})")
+    lowest = op == "max"
+    if is_float(t):
+        return "-INFINITY" if lowest else "INFINITY"
+    if isinstance(t, IntLitT):
+        return "INT64_MIN" if lowest else "INT64_MAX"
+    if t.signed:
+        return _lit(-(1 << (t.width - 1)) if lowest else (1 << (t.width - 1)) - 1, IntLitT())
+    return "UINT64_C(0)" if lowest else f"UINT64_C({(1 << t.width) - 1:#x})"
+
+
+_EXPR_NODES = (ir.Num, ir.FloatLit, ir.Name, ir.Index, ir.Slice, ir.Call, ir.Reduce, ir.Unary, ir.Binary, ir.Cond)
+
+
+def _walk(stmts):
+    """Every statement and expression node in a body."""
+    for s in stmts:
+        yield s
+        for k in ("cond", "value", "target", "lo", "hi", "call"):
+            v = getattr(s, k, None)
+            if v is not None and not isinstance(v, (str, ir.TypeRef)):
+                yield from _walk_expr(v)
+        for k in ("then", "orelse", "body"):
+            v = getattr(s, k, None)
+            if isinstance(v, tuple):
+                yield from _walk(v)
+
+
+def _walk_expr(e):
+    yield e
+    if isinstance(e, ir.Call):
+        for a in e.args:
+            yield from _walk_expr(a)
+    elif isinstance(e, ir.Reduce):
+        for k in (e.lo, e.hi, e.body):
+            yield from _walk_expr(k)
+    else:
+        for k in ("base", "index", "hi", "lo", "operand", "left", "right", "cond", "then", "orelse"):
+            v = getattr(e, k, None)
+            if isinstance(v, _EXPR_NODES):
+                yield from _walk_expr(v)
+
+
+def _written_storage(stmts) -> set[str]:
+    out = set()
+    for s in _walk(stmts):
+        if isinstance(s, ir.Assign):
+            root, _ = _root(s.target)
+            if isinstance(root, ir.Name):
+                out.add(root.id)
+        elif isinstance(s, ir.CallStmt) and isinstance(s.call, ir.Call) and s.call.func == "store":
+            out.add(s.call.args[0].id)
+    return out
+
+
+def _read_state(stmts, L: Layout) -> set[str]:
+    out = set()
+    for n in _walk(stmts):
+        if isinstance(n, ir.Name) and n.id in L.stores and L.stores[n.id].kind == "state":
+            out.add(n.id)
+    return out
+
+
+def _static_regs(stmts, operands) -> tuple[list, list]:
+    """(file, operand) pairs read and written through `FILE[operand]` (computed indices are not tracked)."""
+    reads, writes = [], []
+    targets = set()
+    for s in _walk(stmts):
+        if isinstance(s, ir.Assign):
+            root, path = _root(s.target)
+            if isinstance(root, ir.Name) and path and isinstance(path[0], ir.Name) and path[0].id in operands:
+                if (root.id, path[0].id) not in writes:
+                    writes.append((root.id, path[0].id))
+                targets.add(id(s.target))
+                t = s.target
+                while isinstance(t, ir.Index):
+                    targets.add(id(t))
+                    t = t.base
+    for n in _walk(stmts):
+        if isinstance(n, ir.Index) and id(n) not in targets and isinstance(n.base, ir.Name) and \
+                isinstance(n.index, ir.Name) and n.index.id in operands:
+            key = (n.base.id, n.index.id)
+            if key not in reads:
+                reads.append(key)
+    return reads, writes
+
+
+def _gcd(a: int, b: int) -> int:
+    while b:
+        a, b = b, a % b
+    return a
+
+
+def source_hash(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:16]

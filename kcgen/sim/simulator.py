@@ -1,0 +1,191 @@
+"""The Python face of a compiled simulator: load a program, run it, look at the machine.
+
+    sim = Simulator(spec)            # builds (or reuses) the C simulator of the ISA
+    sim.load(program)                # a kcgen.asm Program
+    sim.mem("vsram")[:64] = x        # numpy views, zero-copy (bf16 as ml_dtypes.bfloat16)
+    result = sim.run(max_steps=10**7)
+    result.status, result.cycles, result.trap
+
+All storage is numpy arrays (kcgen.sim.layout) that the C code reads and writes through
+pointers; `arrays` holds them in their storage dtypes, the same dict the reference interpreter
+and the example runner use.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+import cffi
+import numpy as np
+
+from isadl.check import Spec
+
+from .build import Built, build
+from .cgen import BLOCK_SHIFT, STATUS
+from .layout import Layout, layout
+
+_STATUS_NAMES = {v: k for k, v in STATUS.items()}
+_TRAP_NAMES = {0: "none", 1: "require", 2: "illegal", 3: "memory", 4: "misaligned", 5: "budget", 6: "user",
+               7: "arith", 8: "pc"}
+_LIBS: dict[str, tuple] = {}  # library path -> (ffi, lib): dlopen once per process
+
+
+class LoadError(Exception):
+    """A program that cannot be placed in this machine's memories."""
+
+
+@dataclass
+class Trap:
+    pc: int
+    kind: str
+    message: str
+    line: Optional[int] = None  # source line of the instruction, when the program has a source map
+    text: str = ""  # the instruction, disassembled
+
+    def __str__(self) -> str:
+        where = f"line {self.line}: " if self.line else ""
+        insn = f" ({self.text})" if self.text else ""
+        return f"{where}pc {self.pc:#x}{insn}: {self.message}"
+
+
+@dataclass
+class RunResult:
+    status: str  # 'halted' | 'trap' | 'budget'
+    cycles: int
+    instret: int
+    trap: Optional[Trap] = None
+    counts: dict[str, int] = field(default_factory=dict)  # retired operations per instruction name
+    unit_busy: dict[str, int] = field(default_factory=dict)  # cycles each unit was occupied
+
+
+def _open(built: Built):
+    key = str(built.library)
+    if key not in _LIBS:
+        ffi = cffi.FFI()
+        ffi.cdef(built.cdef)
+        _LIBS[key] = (ffi, ffi.dlopen(key))
+    return _LIBS[key]
+
+
+class Simulator:
+    def __init__(self, spec: Spec, built: Optional[Built] = None):
+        self.spec = spec
+        self.layout: Layout = layout(spec)
+        self.built = built or build(spec)
+        self.meta = self.built.meta
+        self.ffi, self.lib = _open(self.built)
+        P = self.meta["prefix"]
+        self._run = getattr(self.lib, f"{P}_run")
+        self._predecode = getattr(self.lib, f"{P}_predecode")
+        self.s = self.ffi.new(f"{P}_state *")
+        self.arrays: dict[str, np.ndarray] = self.layout.allocate()
+        self._keep = []  # buffers the C side points into
+        self._timing = []  # ready times and counters: cleared by reset()
+        for name, st in self.layout.stores.items():
+            self._bind(st.cname, self.arrays[name], f"{st.elem.ctype} *")
+            if st.kind in ("reg", "state"):
+                self._bind_timing(f"rdy_{name}", max(st.shape[0] if st.kind == "reg" else 1, 1))
+        for m in self.meta["tracked"]:
+            self._bind_timing(f"b_{m}", (self.layout.stores[m].shape[0] >> BLOCK_SHIFT) + 1)
+        self.counts = self._bind_timing("counts", len(self.meta["ops"]))
+        self.unit_busy = self._bind_timing("unit_busy", max(len(self.meta["units"]), 1))
+        self.unit_free = self._bind_timing("unit_free", max(sum(self.meta["unit_copies"]), 1))
+        self.program = None
+        self._disasm = None
+
+    def _bind(self, fieldname: str, arr: np.ndarray, ctype: str = "uint64_t *") -> None:
+        self._keep.append(arr)
+        setattr(self.s, fieldname, self.ffi.cast(ctype, self.ffi.from_buffer(arr)))
+
+    def _bind_timing(self, fieldname: str, n: int) -> np.ndarray:
+        arr = np.zeros(n, np.uint64)
+        self._timing.append(arr)
+        self._bind(fieldname, arr)
+        return arr
+
+    # ---- machine state ----------------------------------------------------------------------------------
+    @property
+    def pc(self) -> int:
+        return int(self.s.pc)
+
+    @pc.setter
+    def pc(self, value: int) -> None:
+        self.s.pc = value
+
+    def view(self, name: str) -> np.ndarray:
+        """A register file, state item or memory as a numpy array of its element type (zero-copy)."""
+        return self.layout.stores[name].numpy_view(self.arrays[name])
+
+    mem = reg = state = view
+
+    # ---- programs ---------------------------------------------------------------------------------------
+    def load(self, program) -> None:
+        """Place the program's sections, decode its text once, reset pc, counters and timing."""
+        self.program = program
+        self._disasm = None
+        text = program.sections[".text"]
+        for sec in program.sections.values():
+            if not sec.data:
+                continue
+            mem = self._memory_for(sec.base, len(sec.data))
+            if mem is None:
+                if sec.name == ".text":
+                    continue  # an instruction store outside data memory (PLENA)
+                raise LoadError(f"section {sec.name} at {sec.base:#x}..{sec.end:#x} is outside every "
+                                f"byte-addressed memory of {self.spec.isa.name}")
+            st = self.layout.stores[mem]
+            self.arrays[mem][sec.base - st.base:sec.end - st.base] = np.frombuffer(bytes(sec.data), np.uint8)
+        data = bytes(text.data)
+        granule = self.meta["granule"]
+        n = max(len(data) // granule + 1, 1)
+        self._ops = self.ffi.new(f"{self.meta['prefix']}_op[]", n * self.meta["max_slots"] + 1)
+        self._index = np.zeros(n, np.int64)
+        self._text = self.ffi.from_buffer(data)
+        self.s.ops = self._ops
+        self.s.index = self.ffi.cast("int64_t *", self.ffi.from_buffer(self._index))
+        self._keep += [self._index, data]
+        self._predecode(self.s, self._text, len(data), text.base)
+        self.reset(program.entry)
+
+    def reset(self, pc: int) -> None:
+        """Start over at pc: counters and timing cleared, storage kept."""
+        s = self.s
+        s.pc = pc
+        s.cycles = s.instret = s.now = s.horizon = s.nissued = 0
+        s.status = s.halted = 0
+        s.trap.kind = 0
+        for arr in self._timing:
+            arr[...] = 0
+
+    def _memory_for(self, base: int, size: int) -> Optional[str]:
+        for name, st in self.layout.stores.items():
+            if st.kind == "mem" and st.elem.dtype == np.uint8 and st.base <= base and base + size <= st.base + st.shape[0]:
+                return name
+        return None
+
+    def run(self, max_steps: int = 10_000_000) -> RunResult:
+        if self.program is None:
+            raise RuntimeError("load a program first")
+        before = self.counts.copy()
+        busy_before = self.unit_busy.copy()
+        code = self._run(self.s, max_steps)
+        s = self.s
+        trap = None
+        if code == STATUS["trap"]:
+            pc = int(s.trap.pc)
+            trap = Trap(pc, _TRAP_NAMES.get(int(s.trap.kind), "?"), self.ffi.string(s.trap.message).decode(),
+                        self.program.source_line(pc), self._text_at(pc))
+        names = self.meta["ops"]
+        counts = {names[i]: int(c) for i, c in enumerate(self.counts - before) if c}
+        busy = {u: int(b) for u, b in zip(self.meta["units"], self.unit_busy - busy_before)}
+        return RunResult(_STATUS_NAMES[code], int(s.cycles), int(s.instret), trap, counts, busy)
+
+    def _text_at(self, pc: int) -> str:
+        from kcgen.asm.disassembler import Disassembler
+        if self._disasm is None:
+            self._disasm = Disassembler(self.spec)
+        text = self.program.sections[".text"]
+        if not text.base <= pc < text.end:
+            return ""
+        d = self._disasm.decode_at(bytes(text.data), pc - text.base, pc)
+        return self._disasm.format_decoded(d) if hasattr(self._disasm, "format_decoded") else ""
