@@ -202,3 +202,43 @@ def grep_cmd(target: str, pattern: str, context: int, ignore_case: bool, max_mat
 
 if __name__ == "__main__":
     main()
+
+
+@main.command("build")
+@click.argument("target")
+@click.option("-D", "defines", multiple=True, metavar="NAME=VALUE", help="Override a parameter.")
+@click.option("--force", is_flag=True, help="Rebuild even when the cache has this target.")
+def build_cmd(target: str, defines: tuple[str, ...], force: bool) -> None:
+    """Build TARGET's simulator, docs, isa.json and encoding tables; print the artifact directory."""
+    from kcgen.sim.build import BuildError
+    from kcgen.target import build_target
+    spec = _load_target(target, defines)
+    try:
+        t = build_target(spec, force=force)
+    except BuildError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(1)
+    click.echo(str(t.directory))
+
+
+@main.command("run")
+@click.argument("target")
+@click.argument("source", type=click.Path(dir_okay=False))
+@click.option("--max-steps", default=10_000_000, type=click.IntRange(min=1), show_default=True,
+              help="Stop with status 'budget' after this many instructions.")
+@click.option("--set", "sets", multiple=True, metavar="REG=VALUE", help="Set a register or state before running.")
+@click.option("--load", "loads", multiple=True, metavar="MEM@ADDR=FILE.npy",
+              help="Copy a numpy array into a memory from element ADDR.")
+@click.option("--dump", "dumps", multiple=True, metavar="MEM@ADDR:COUNT", help="Print COUNT elements of a memory.")
+@click.option("--trace", is_flag=True, help="Print every instruction as it retires, with what it wrote.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.option("-D", "defines", multiple=True, metavar="NAME=VALUE", help="Override a parameter.")
+def run_cmd(target: str, source: str, max_steps: int, sets, loads, dumps, trace: bool, as_json: bool,
+            defines: tuple[str, ...]) -> None:
+    """Assemble SOURCE and run it on TARGET's simulator.
+
+    Exit status: 0 when the program halted, 1 on an error in the input, 2 on a trap, 3 when the
+    step budget ran out."""
+    from kcgen import runcli
+    spec = _load_target(target, defines)
+    sys.exit(runcli.run(spec, source, max_steps, sets, loads, dumps, trace, as_json))

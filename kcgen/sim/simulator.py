@@ -188,4 +188,4 @@ class Simulator:
         if not text.base <= pc < text.end:
             return ""
         d = self._disasm.decode_at(bytes(text.data), pc - text.base, pc)
-        return self._disasm.format_decoded(d) if hasattr(self._disasm, "format_decoded") else ""
+        return self._disasm.text(d, {})
