@@ -44,9 +44,15 @@ def _native_text() -> str:
     return "".join(p.read_text() for p in sorted(NATIVE.glob("*.h")))
 
 
+def _generator_text() -> str:
+    """The generator's own source: a changed generator never reuses an old build."""
+    here = Path(__file__).resolve().parent
+    return "".join((here / f).read_text() for f in ("cgen.py", "layout.py", "typed.py"))
+
+
 def cache_key(spec: Spec, cc: str = "gcc") -> str:
     h = hashlib.sha256()
-    for part in (content_hash(spec), GENERATOR_VERSION, cc, " ".join(CFLAGS), _native_text()):
+    for part in (content_hash(spec), GENERATOR_VERSION, cc, " ".join(CFLAGS), _native_text(), _generator_text()):
         h.update(part.encode())
         h.update(b"\0")
     return h.hexdigest()[:20]

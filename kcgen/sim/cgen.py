@@ -757,7 +757,11 @@ class CGen:
                  "    uint64_t pc;", "    uint64_t cycles;", "    uint64_t instret;", "    int32_t status;",
                  "    int32_t halted;", "    kc_trap trap;", "    uint64_t *counts;", "    uint64_t *unit_busy;",
                  "    uint64_t now, horizon, nissued, t_need;", "    uint64_t *unit_free;",
-                 f"    uint64_t *t_pend[{MAX_WRITES}];", "    uint32_t t_npend;", "    uint32_t nops;",
+                 f"    uint64_t *t_pend[{MAX_WRITES}];", f"    uint64_t t_plat[{MAX_WRITES}];",
+                 "    uint32_t t_npend;", "    uint32_t nops;",
+                 "    int32_t t_predict_taken, t_branch;",
+                 "    uint64_t t_cyc, t_lat, t_dispatched, t_retire, t_retired, t_resolve;",
+                 "    uint64_t *rob;", "    uint64_t *queue;", "    uint64_t *qhead;",
                  f"    {P}_op *ops;", "    int64_t *index;", "    uint64_t text_base, text_len;",
                  "    void *jmp;"]
         for st in self.L.stores.values():
@@ -862,7 +866,7 @@ static inline void kc_need_span(kc_s *s, const uint64_t *blocks, uint64_t a, uin
 }}
 static inline void kc_pending(kc_s *s, uint64_t *block) {{
     if (s->t_npend && s->t_pend[s->t_npend - 1] == block) return;
-    if (s->t_npend < {MAX_WRITES}) s->t_pend[s->t_npend++] = block;
+    if (s->t_npend < {MAX_WRITES}) {{ s->t_plat[s->t_npend] = s->t_lat; s->t_pend[s->t_npend++] = block; }}
 }}
 static inline void kc_pending_span(kc_s *s, uint64_t *blocks, uint64_t a, uint64_t k) {{
     for (uint64_t b = a >> {BLOCK_SHIFT}; b <= (a + k - 1) >> {BLOCK_SHIFT}; b++) kc_pending(s, &blocks[b]);
@@ -963,7 +967,8 @@ static inline void kc_pending_span(kc_s *s, uint64_t *blocks, uint64_t a, uint64
                 "ops": ["<illegal>"] + self.names, "units": self.units,
                 "unit_copies": [self._copies(u) for u in self.units], "tracked": sorted(self.tracked),
                 "block_shift": BLOCK_SHIFT, "granule": self.granule, "max_ops": self.max_ops,
-                "max_slots": self.max_slots, "word_bytes": self.spec.word // 8}
+                "max_slots": self.max_slots, "word_bytes": self.spec.word // 8,
+                "rob": self.props.get("rob", 1) if self.timing and self.timing.model == "ooo" else 1}
 
     # ---- decoder -------------------------------------------------------------------------------------
     def decoder_c(self) -> list[str]:
@@ -1085,40 +1090,34 @@ static inline void kc_pending_span(kc_s *s, uint64_t *blocks, uint64_t a, uint64
 
     # ---- run loop and timing -------------------------------------------------------------------------
     def timing_c(self, name: str, ind: str) -> list[str]:
-        cyc, lat, (reads, writes) = self.costs[name]
-        e = self.encs[name]
-        insn = e.insn.insn
-        out = [f"{ind}uint64_t t = s->now > s->t_need ? s->now : s->t_need;"]
+        """After an operation ran: which ready times it waits for and which it sets (at commit)."""
+        _, _, (reads, writes) = self.costs[name]
+        insn = self.encs[name].insn.insn
+        out = []
         for file, opname in reads:
             if file in self.L.stores:
-                out.append(f"{ind}if (s->rdy_{file}[d->a[{self.operand_index_of(name, opname)}]] > t) "
-                           f"t = s->rdy_{file}[d->a[{self.operand_index_of(name, opname)}]];")
-        for stname in _read_state(insn.semantics, self.L):
-            out.append(f"{ind}if (s->rdy_{stname}[0] > t) t = s->rdy_{stname}[0];")
-        ui = self.units.index(insn.unit) if insn.unit in self.units else None
-        unit = self._unit(insn)
-        if ui is not None:
-            copies = self.spec.params_eval(unit.count) if unit.count is not None else 1
-            occupancy = "1" if unit.pipelined else "c"
-            if copies == 1:
-                out += [f"{ind}if (s->unit_free[{ui}] > t) t = s->unit_free[{ui}];",
-                        f"{ind}s->unit_free[{ui}] = t + {occupancy};"]
-            else:
-                base = sum(self._copies(u) for u in self.units[:ui])
-                out += [f"{ind}{{ uint64_t *best = &s->unit_free[{base}];",
-                        f"{ind}  for (int k = 1; k < {copies}; k++) if (s->unit_free[{base} + k] < *best) best = &s->unit_free[{base} + k];",
-                        f"{ind}  if (*best > t) t = *best;", f"{ind}  *best = t + {occupancy}; }}"]
-            out.append(f"{ind}s->unit_busy[{ui}] += c;")
-        out.append(f"{ind}uint64_t done = t + l;")
-        for file, opname in writes:
-            if file in self.L.stores:
-                out.append(f"{ind}s->rdy_{file}[d->a[{self.operand_index_of(name, opname)}]] = done;")
-        for stname in _written_storage(insn.semantics) & {n for n, st in self.L.stores.items() if st.kind == "state"}:
-            out.append(f"{ind}s->rdy_{stname}[0] = done;")
-        out += [f"{ind}for (uint32_t k = 0; k < s->t_npend; k++) *s->t_pend[k] = done;",
-                f"{ind}if (done > s->horizon) s->horizon = done;",
-                f"{ind}if (t > s->now) {{ s->now = t; s->nissued = 0; }}",
-                f"{ind}if (++s->nissued >= ISSUE_WIDTH) {{ s->now++; s->nissued = 0; }}"]
+                out.append(f"{ind}kc_need(s, s->rdy_{file}[d->a[{self.operand_index_of(name, opname)}]]);")
+        for stname in sorted(_read_state(insn.semantics, self.L)):
+            out.append(f"{ind}kc_need(s, s->rdy_{stname}[0]);")
+        states = _written_storage(insn.semantics) & {n for n, st in self.L.stores.items() if st.kind == "state"}
+        targets = [f"s->rdy_{file}[d->a[{self.operand_index_of(name, opname)}]]"
+                   for file, opname in writes if file in self.L.stores] + [f"s->rdy_{n}[0]" for n in sorted(states)]
+        ui = self.units.index(insn.unit) if insn.unit in self.units else -1
+        if self.timing is not None and self.timing.model == "vliw":
+            out += [f"{ind}kc_pending(s, &{t});" for t in targets]  # settled when the whole bundle issues
+            out.append(f"{ind}(void)c;")
+        else:
+            out.append(f"{ind}uint64_t done = kc_issue(s, {ui}, c, l) + l;")
+            out += [f"{ind}{t} = done;" for t in targets]
+            out += [f"{ind}if (s->t_npend) kc_settle(s, done);",
+                    f"{ind}if (done > s->horizon) s->horizon = done;"]
+        pcrel = [k for k, o in enumerate(self.encs[name].insn.operands.values()) if o.kind == "pcrel"]
+        if pcrel and self.timing is not None and self.timing.model == "ooo":
+            if any(isinstance(st, ir.Assign) and isinstance(st.target, ir.Name) and st.target.id == "pc"
+                   for st in insn.semantics):  # an unconditional direct jump: the BTB knows it
+                out.append(f"{ind}s->t_branch = 1; s->t_predict_taken = 1;")
+            else:  # a conditional branch: backward predicted taken, forward not taken
+                out.append(f"{ind}s->t_branch = 1; s->t_predict_taken = (uint64_t)d->a[{pcrel[0]}] < pc;")
         return out
 
     def _copies(self, unit_name: str) -> int:
@@ -1128,14 +1127,111 @@ static inline void kc_pending_span(kc_s *s, uint64_t *blocks, uint64_t a, uint64
     def operand_index_of(self, name: str, opname: str) -> int:
         return list(self.encs[name].insn.operands).index(opname)
 
+    def commit_c(self) -> list[str]:
+        """The timing model's bookkeeping once per issue group (an instruction, or a VLIW bundle)."""
+        model = self.timing.model if self.timing else "none"
+        p = self.props
+        units = self.timing.units if self.timing and model != "vliw" else ()
+        copies = [self._copies(u.name) for u in units] or [1]
+        bases = [sum(copies[:i]) for i in range(len(copies))] or [0]
+        piped = [int(u.pipelined) for u in units] or [0]
+        asyncs = [int(u.is_async) for u in units] or [0]
+        queues = [self.spec.params_eval(u.queue) if u.queue is not None else 0 for u in units] or [0]
+        arr = lambda xs: "{" + ", ".join(str(x) for x in xs) + "}"  # noqa: E731
+        out = [f"static const int unit_base[] = {arr(bases)}, unit_copies[] = {arr(copies)}, "
+               f"unit_piped[] = {arr(piped)}, unit_async[] = {arr(asyncs)}, unit_queue[] = {arr(queues)};",
+               "/* Apply pending ready times: every register, state item and memory block the group wrote. */",
+               "static inline void kc_settle(kc_s *s, uint64_t done) {",
+               "    for (uint32_t k = 0; k < s->t_npend; k++) if (*s->t_pend[k] < done) *s->t_pend[k] = done;",
+               "    s->t_npend = 0;",
+               "    if (done > s->horizon) s->horizon = done;",
+               "}",
+               "/* Take the earliest-free copy of unit u at or after t; returns the start cycle. */",
+               "static inline uint64_t kc_unit(kc_s *s, int u, uint64_t t, uint64_t cyc, uint64_t lat) {",
+               "    if (u < 0) return t;",
+               "    uint64_t *best = &s->unit_free[unit_base[u]];",
+               "    for (int k = 1; k < unit_copies[u]; k++)",
+               "        if (s->unit_free[unit_base[u] + k] < *best) best = &s->unit_free[unit_base[u] + k];",
+               "    if (*best > t) t = *best;",
+               "    if (unit_async[u] && unit_queue[u] > 0) {  /* at most `queue` operations in flight */",
+               "        uint64_t *q = s->queue + unit_base[u] * 64;",
+               "        uint64_t oldest = q[s->qhead[u] % unit_queue[u]];",
+               "        if (oldest > t) t = oldest;",
+               "        q[s->qhead[u]++ % unit_queue[u]] = t + lat;",
+               "    }",
+               "    *best = t + (unit_piped[u] ? 1 : cyc);",
+               "    s->unit_busy[u] += cyc;",
+               "    return t;",
+               "}"]
+        if model == "inorder" or model == "none":
+            width = p.get("issue_width", 1)
+            out += ["/* inorder: issue in program order, at most ISSUE_WIDTH per cycle, once the operands are ready",
+                    "   and a copy of the unit is free; results are ready `latency` cycles after issue. */",
+                    "static inline uint64_t kc_issue(kc_s *s, int u, uint64_t cyc, uint64_t lat) {",
+                    "    uint64_t t = s->now > s->t_need ? s->now : s->t_need;",
+                    "    t = kc_unit(s, u, t, cyc, lat);",
+                    "    if (t > s->now) { s->now = t; s->nissued = 0; }",
+                    f"    if (++s->nissued >= {width}) {{ s->now++; s->nissued = 0; }}",
+                    "    return t;",
+                    "}",
+                    "/* After the group: a taken branch restarts issue BRANCH_PENALTY cycles later. */",
+                    "static inline void kc_group_done(kc_s *s, int taken) {",
+                    f"    if (taken && {p.get('branch_penalty', 0)}) {{ s->now += {p.get('branch_penalty', 0)}; s->nissued = 0; }}",
+                    "    if (s->now > s->horizon) s->horizon = s->now;",
+                    "}"]
+        elif model == "vliw":
+            delay = p.get("branch_delay", 0)
+            out += ["/* vliw: one bundle per cycle; a bundle waits until every operand it reads is ready (an exposed",
+                    "   pipeline that stalls rather than reading stale values); a taken branch costs BRANCH_DELAY. */",
+                    "static inline void kc_group_done(kc_s *s, int taken) {",
+                    "    uint64_t t = s->now > s->t_need ? s->now : s->t_need;",
+                    "    for (uint32_t k = 0; k < s->t_npend; k++) {",
+                    "        uint64_t r = t + s->t_plat[k];",
+                    "        if (*s->t_pend[k] < r) *s->t_pend[k] = r;",
+                    "        if (r > s->horizon) s->horizon = r;",
+                    "    }",
+                    "    s->t_npend = 0;",
+                    f"    s->now = t + 1 + (taken ? {delay} : 0);",
+                    "    if (s->now > s->horizon) s->horizon = s->now;",
+                    "}"]
+        elif model == "ooo":
+            width = p.get("width", 1)
+            rob = p.get("rob", 1)
+            commit_w = p.get("commit_width", width)
+            pen = p.get("mispredict_penalty", 0)
+            out += ["/* ooo: dispatch in order, WIDTH per cycle, while the reorder buffer (ROB entries) has room;",
+                    "   execute when the operands and a unit copy are free; results ready after `latency`; retire",
+                    "   in order, COMMIT_WIDTH per cycle. Branches are predicted backward-taken/forward-not-taken",
+                    "   (direct jumps always right, indirect ones always wrong); a miss holds dispatch until the",
+                    "   branch resolves plus MISPREDICT_PENALTY. */",
+                    "static inline uint64_t kc_issue(kc_s *s, int u, uint64_t cyc, uint64_t lat) {",
+                    f"    uint64_t slot = s->nissued++ % {rob};",
+                    "    if (s->rob[slot] > s->now) { s->now = s->rob[slot]; s->t_dispatched = 0; }",
+                    "    uint64_t d = s->now;",
+                    f"    if (++s->t_dispatched >= {width}) {{ s->now++; s->t_dispatched = 0; }}",
+                    "    uint64_t t = d > s->t_need ? d : s->t_need;",
+                    "    t = kc_unit(s, u, t, cyc, lat);",
+                    "    uint64_t done = t + lat;",
+                    "    if (done > s->t_retire) { s->t_retire = done; s->t_retired = 0; }",
+                    f"    if (++s->t_retired > {commit_w}) {{ s->t_retire++; s->t_retired = 1; }}",
+                    "    s->rob[slot] = s->t_retire + 1;  /* the entry is free the cycle after it retires */",
+                    "    s->t_resolve = done;",
+                    "    return t;",
+                    "}",
+                    "static inline void kc_group_done(kc_s *s, int taken) {",
+                    "    int miss = s->t_branch ? taken != s->t_predict_taken : taken;",
+                    f"    if (miss && s->t_resolve + {pen} > s->now) {{ s->now = s->t_resolve + {pen}; s->t_dispatched = 0; }}",
+                    "    if (s->t_retire + 1 > s->horizon) s->horizon = s->t_retire + 1;",
+                    "}"]
+        return out
+
     def run_c(self) -> list[str]:
         P = self.P
-        issue = self.props.get("issue_width", 1)
-        penalty = self.props.get("branch_penalty", self.props.get("mispredict_penalty", 0))
         pcmask = (1 << self.L.pc_type.width) - 1
         g = self.granule
         gshift = g.bit_length() - 1 if g & (g - 1) == 0 else None
-        out = ["/* ---- the run loop ---- */", f"#define ISSUE_WIDTH {issue}",
+        out = ["/* ---- timing model ---- */"] + self.commit_c() + [
+               "/* ---- the run loop ---- */",
                f"static int run_inner({P}_state *s, uint64_t max_steps) {{",
                "    uint64_t pc = s->pc;",
                "    for (uint64_t step = 0; step < max_steps; step++) {",
@@ -1149,10 +1245,10 @@ static inline void kc_pending_span(kc_s *s, uint64_t *blocks, uint64_t a, uint64
                 f"        int64_t at = (off % {g}) ? -1 : s->index[off / {g}];"),
                "        if (at < 0) kc_fail(s, KC_TRAP_PC, \"pc %#llx is not at the start of an instruction\", (unsigned long long)pc);",
                f"        const {P}_op *d = &s->ops[at];",
-               "        uint64_t npc = pc + d->size;",
+               "        uint64_t npc = pc + d->size, size = d->size;",
                "        int halt = 0;",
+               "        s->t_need = 0; s->t_npend = 0; s->t_branch = 0;",
                "        for (;;) {",
-               "            s->t_need = 0; s->t_npend = 0;",
                "            switch (d->op) {",
                "            case 0:",
                "                kc_fail(s, KC_TRAP_ILLEGAL, \"illegal instruction %#llx\", (unsigned long long)d->a[0]);"]
@@ -1160,12 +1256,9 @@ static inline void kc_pending_span(kc_s *s, uint64_t *blocks, uint64_t a, uint64
             cyc, lat, _ = self.costs[name]
             out.append(f"            case {self.opnum[name]}: {{  /* {name} */")
             out.append(f"                uint64_t c = (uint64_t)({cyc}), l = (uint64_t)({lat});")
+            out.append("                s->t_lat = l;")
             out.append(f"                halt |= x_{c_ident(name)}(s, d, pc, &npc);")
-            if self.timing:
-                out += self.timing_c(name, "                ")
-            else:
-                out += ["                (void)c; (void)l; s->now++;"]
-            out.append("                (void)c;")
+            out += self.timing_c(name, "                ")
             out.append("                break;")
             out.append("            }")
         out += ["            }",
@@ -1173,10 +1266,10 @@ static inline void kc_pending_span(kc_s *s, uint64_t *blocks, uint64_t a, uint64
                 "            if (d->last) break;",
                 "            d++;",
                 "        }",
-                "        s->instret++;"]
-        if penalty:
-            out.append(f"        if (npc != pc + d->size) s->now += {penalty};")
-        out += [f"        pc = npc & UINT64_C({pcmask:#x});",
+                "        int taken = npc != pc + size;"]
+        out += ["        kc_group_done(s, taken);",
+                "        s->instret++;",
+                f"        pc = npc & UINT64_C({pcmask:#x});",
                 "        if (halt) { s->pc = pc; s->status = 1; s->halted = 1; return 1; }",
                 "    }",
                 "    s->pc = pc;",

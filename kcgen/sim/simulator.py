@@ -90,6 +90,9 @@ class Simulator:
         self.counts = self._bind_timing("counts", len(self.meta["ops"]))
         self.unit_busy = self._bind_timing("unit_busy", max(len(self.meta["units"]), 1))
         self.unit_free = self._bind_timing("unit_free", max(sum(self.meta["unit_copies"]), 1))
+        self._bind_timing("rob", self.meta["rob"])
+        self._bind_timing("queue", max(sum(self.meta["unit_copies"]), 1) * 64)
+        self._bind_timing("qhead", max(len(self.meta["units"]), 1))
         self.program = None
         self._disasm = None
 
@@ -152,6 +155,7 @@ class Simulator:
         s = self.s
         s.pc = pc
         s.cycles = s.instret = s.now = s.horizon = s.nissued = 0
+        s.t_dispatched = s.t_retire = s.t_retired = 0
         s.status = s.halted = 0
         s.trap.kind = 0
         for arr in self._timing:

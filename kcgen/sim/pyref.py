@@ -1,0 +1,1562 @@
+"""The Python reference interpreter: slow, obviously correct, generated from the same semantics.
+
+It exists to test the generated C simulator (kcgen.sim.cgen): both follow the execution model
+of docs/simulator.md, and a differential test runs them side by side. Every instruction's typed
+semantics (kcgen.sim.typed) become one small Python function, compiled once per Spec, so a
+traceback or `RefMachine.source(name)` shows readable code:
+
+    def I_ADD(m, A, o):
+        o_rd = o['rd']; o_rs1 = o['rs1']; o_rs2 = o['rs2']
+        S_x.put(A, (o_rd,), ((((S_x.get(A, (o_rs1,)) + S_x.get(A, (o_rs2,))) + 0x80000000) & 0xffffffff) - 0x80000000))
+
+`m` is the machine (pc, halt), `A` its arrays (`kcgen.sim.layout`: one numpy array per register
+file, state item and memory), `o` the decoded operands. Values are Python ints (held in their
+type's range), bools, floats (doubles holding a value of their format) and lists (vectors).
+A bad program never raises out of `run()`: every fault becomes a trap with the contract's message.
+"""
+from __future__ import annotations
+
+import linecache
+import math
+import re
+import struct
+import sys
+import weakref
+from collections import Counter
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Callable, Optional
+
+import numpy as np
+
+from isadl import ir
+from isadl.check import Spec
+from isadl.params import evaluate
+from isadl.printer import expr as show
+from isadl.semantics import MATH_UNARY, _as_typeref
+from isadl.types import (BOOL, BoolT, FloatLitT, FloatT, IntLitT, IntT, Type, VecT, VoidT, is_float,
+                         is_int)
+from kcgen.asm.disassembler import Disassembler
+
+from .layout import FloatFormat, Layout, Store, layout as make_layout, numeric_format
+from .typed import TypedBody, local_type, type_example, type_function, type_instruction
+
+__all__ = ["RefMachine", "RunResult", "Trap", "SimTrap", "LoadError", "ExampleCode", "example_code",
+           "compiled"]
+
+I64 = IntT(True, 64)
+F32 = FloatT("f32", 32)
+_INF = math.inf
+_NAN = math.nan
+_LITTLE = sys.byteorder == "little"
+
+
+# ---- traps -----------------------------------------------------------------------------------
+
+class SimTrap(Exception):
+    """Raised inside generated code; run() turns it into a Trap. kind: require, user, memory,
+    misaligned, division, illegal (undecodable word, pc outside the program) or internal."""
+
+    def __init__(self, message: str, kind: str):
+        super().__init__(message)
+        self.message = message
+        self.kind = kind
+
+
+class LoadError(ValueError):
+    """A program that cannot be loaded (a data section outside every byte memory)."""
+
+
+@dataclass(frozen=True)
+class Trap:
+    pc: int
+    line: Optional[int]  # source line of the instruction, when known
+    message: str
+    kind: str
+
+    def __str__(self) -> str:
+        where = f" (line {self.line})" if self.line else ""
+        return f"trap at pc {self.pc:#x}{where}: {self.message}"
+
+
+@dataclass
+class RunResult:
+    status: str  # 'halted' | 'trap' | 'budget'
+    steps: int  # instructions (VLIW: bundles) retired since load()
+    trap: Optional[Trap] = None
+    counts: dict[str, int] = field(default_factory=dict)  # executions per instruction name (every slot)
+
+
+def _fail(message: str, kind: str):
+    raise SimTrap(message, kind)
+
+
+# ---- integer helpers -----------------------------------------------------------------------------
+
+def _wrap_fn(t: Type) -> Callable[[int], int]:
+    t = I64 if isinstance(t, IntLitT) else t
+    mask = (1 << t.width) - 1
+    if not t.signed:
+        return lambda v: v & mask
+    half = 1 << (t.width - 1)
+    return lambda v: ((v + half) & mask) - half
+
+
+def _div(a: int, b: int) -> int:
+    if b == 0:
+        raise SimTrap("division by zero", "division")
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
+
+
+def _mod(a: int, b: int) -> int:
+    return a - b * _div(a, b)
+
+
+def _shl(a: int, n: int, width: int) -> int:
+    return a << n if n < width else 0
+
+
+def _shr(a: int, n: int, width: int) -> int:
+    if n < width:
+        return a >> n
+    return -1 if a < 0 else 0
+
+
+def _pow(a: int, b: int) -> int:
+    if b < 0:
+        if a == 1:
+            return 1
+        if a == -1:
+            return -1 if b & 1 else 1
+        if a == 0:
+            raise SimTrap("division by zero", "division")
+        return 0
+    return pow(a, b, 1 << 64)
+
+
+def _slice(v: int, hi: int, lo: int, width: int) -> int:
+    if not 0 <= lo <= hi < width:
+        raise SimTrap(f"bit slice [{hi}:{lo}] is outside bits {width - 1}..0", "illegal")
+    return (v >> lo) & ((1 << (hi - lo + 1)) - 1)
+
+
+def _bit(v: int, i: int, width: int) -> bool:
+    if 0 <= i < width:
+        return bool((v >> i) & 1)
+    return v < 0
+
+
+def _clz(v: int, width: int) -> int:
+    return width - (v & ((1 << width) - 1)).bit_length()
+
+
+def _ctz(v: int, width: int) -> int:
+    v &= (1 << width) - 1
+    return (v & -v).bit_length() - 1 if v else width
+
+
+def _popcount(v: int, width: int) -> int:
+    return bin(v & ((1 << width) - 1)).count("1")
+
+
+def _clamp(v, lo, hi):
+    return lo if v < lo else hi if v > hi else v
+
+
+def _sext(v: int, width: int) -> int:
+    v &= (1 << width) - 1
+    return v - (1 << width) if v >> (width - 1) else v
+
+
+# ---- float helpers ---------------------------------------------------------------------------------
+
+class _Numeric:
+    """kcgen.numeric, imported on first use (ISAs without declared float formats never need it)."""
+
+    def __getattr__(self, name):
+        from kcgen import numeric
+        return getattr(numeric, name)
+
+
+_num = _Numeric()
+_F32S = struct.Struct("<f")
+_U32S = struct.Struct("<I")
+_F64S = struct.Struct("<d")
+_U64S = struct.Struct("<Q")
+
+
+def _r32(x: float) -> float:
+    """Round a double to the nearest f32 (ties to even); overflow gives infinity."""
+    try:
+        return _F32S.unpack(_F32S.pack(x))[0]
+    except OverflowError:
+        return math.copysign(_INF, x)
+
+
+def _fdiv(a: float, b: float) -> float:
+    try:
+        return a / b
+    except ZeroDivisionError:
+        if a != a or a == 0.0:
+            return _NAN
+        return math.copysign(_INF, a) * math.copysign(1.0, b)
+
+
+def _exp(x: float) -> float:
+    try:
+        return math.exp(x)
+    except OverflowError:
+        return _INF
+
+
+def _log(x: float) -> float:
+    if x != x or x == _INF:
+        return x
+    if x == 0.0:
+        return -_INF
+    if x < 0.0:
+        return _NAN
+    return math.log(x)
+
+
+def _sqrt(x: float) -> float:
+    if x != x:
+        return x
+    if x < 0.0:
+        return _NAN
+    return math.sqrt(x)
+
+
+def _recip(x: float) -> float:
+    return _fdiv(1.0, x)
+
+
+def _fma(a: float, b: float, c: float) -> float:
+    """a * b + c with one rounding to double (math.fma is Python 3.13+)."""
+    if not (math.isfinite(a) and math.isfinite(b) and math.isfinite(c)):
+        return a * b + c
+    if a == 0.0 or b == 0.0:
+        return a * b + c  # the product is an exact (signed) zero
+    exact = Fraction(a) * Fraction(b) + Fraction(c)
+    if exact == 0:
+        return 0.0
+    try:
+        return float(exact)
+    except OverflowError:
+        return math.copysign(_INF, exact)
+
+
+def _ldexp(x: float, k: int) -> float:
+    k = _clamp(k, -100000, 100000)
+    try:
+        return math.ldexp(x, k)
+    except OverflowError:
+        return math.copysign(_INF, x)
+
+
+def _isnan(x: float) -> bool:
+    return x != x
+
+
+def _isinf(x: float) -> bool:
+    return x == _INF or x == -_INF
+
+
+_MATH = {"exp": _exp, "log": _log, "sqrt": _sqrt, "recip": _recip, "tanh": math.tanh, "erf": math.erf}
+
+
+def _flit(v: float) -> str:
+    """Python source for a float constant."""
+    if v != v:
+        return "_NAN"
+    if v in (_INF, -_INF):
+        return "_INF" if v > 0 else "(-_INF)"
+    return repr(v)
+
+
+# ---- bit patterns ----------------------------------------------------------------------------------
+
+class _Types:
+    """Per-Spec conversions between values and bit patterns, and rounding to float formats."""
+
+    def __init__(self, floats: dict[str, FloatFormat]):
+        self.floats = floats
+        self._round: dict[str, Callable] = {}
+        self._sat: dict[str, Callable] = {}
+        self._i2f: dict[str, Callable] = {}
+        self._to: dict[Type, Callable] = {}
+        self._from: dict[Type, Callable] = {}
+        self._widens: dict[tuple, bool] = {}
+        self._bitcast: dict[tuple, Callable] = {}
+
+    def fmt(self, t: FloatT):
+        return numeric_format(self.floats[t.name])
+
+    def rounder(self, t: FloatT) -> Callable[[float], float]:
+        """Double -> the nearest value of t (ties to even, no saturation)."""
+        if t.name not in self._round:
+            native = self.floats[t.name].native
+            if native == "double":
+                fn = float
+            elif native == "float":
+                fn = _r32
+            else:
+                f = self.floats[t.name]
+
+                def fn(x, _f=f, _cache=[]):
+                    if not _cache:
+                        _cache.append(numeric_format(_f))
+                    return _num.decode(_cache[0], _num.encode(_cache[0], x))
+            self._round[t.name] = fn
+        return self._round[t.name]
+
+    def saturator(self, t: FloatT) -> Callable[[float], float]:
+        if t.name not in self._sat:
+            f = self.floats[t.name]
+
+            def fn(x, _f=f, _cache=[]):
+                if not _cache:
+                    _cache.append(numeric_format(_f))
+                return _num.decode(_cache[0], _num.encode(_cache[0], float(x), saturate=True))
+            self._sat[t.name] = fn
+        return self._sat[t.name]
+
+    def int_to_float(self, t: FloatT, saturate: bool = False) -> Callable[[int], float]:
+        """An integer -> t, rounded once from the exact integer."""
+        key = t.name + ("/sat" if saturate else "")
+        if key not in self._i2f:
+            native = self.floats[t.name].native
+            if native == "double" and not saturate:
+                fn = float
+            elif native == "float" and not saturate:
+                def fn(v):
+                    if -(1 << 53) <= v <= (1 << 53):
+                        return _r32(float(v))
+                    return _num.decode(_num.F32, _num.encode(_num.F32, v))
+            else:
+                f = self.floats[t.name]
+
+                def fn(v, _f=f, _cache=[]):
+                    if not _cache:
+                        _cache.append(numeric_format(_f))
+                    return _num.decode(_cache[0], _num.encode(_cache[0], int(v), saturate=saturate))
+            self._i2f[key] = fn
+        return self._i2f[key]
+
+    def to_bits(self, t: Type) -> Callable:
+        """value -> its bit pattern as an unsigned int of t.bits bits (vector lane 0 lowest)."""
+        if t in self._to:
+            return self._to[t]
+        if isinstance(t, (IntT, IntLitT)):
+            mask = (1 << t.bits) - 1
+            fn = lambda v: v & mask  # noqa: E731
+        elif isinstance(t, BoolT):
+            fn = lambda v: 1 if v else 0  # noqa: E731
+        elif isinstance(t, FloatT):
+            native = self.floats[t.name].native
+            if native == "float":
+                fn = lambda v: _U32S.unpack(_F32S.pack(v))[0]  # noqa: E731
+            elif native == "double":
+                fn = lambda v: _U64S.unpack(_F64S.pack(v))[0]  # noqa: E731
+            else:
+                f = self.floats[t.name]
+
+                def fn(v, _f=f, _cache=[]):
+                    if not _cache:
+                        _cache.append(numeric_format(_f))
+                    return _num.encode(_cache[0], float(v))
+        elif isinstance(t, FloatLitT):
+            fn = lambda v: _U64S.unpack(_F64S.pack(v))[0]  # noqa: E731
+        elif isinstance(t, VecT):
+            elem = self.to_bits(t.elem)
+            eb = t.elem.bits
+
+            def fn(v):
+                out = 0
+                for i, x in enumerate(v):
+                    out |= elem(x) << (i * eb)
+                return out
+        else:
+            raise TypeError(f"no bit pattern for {t}")
+        self._to[t] = fn
+        return fn
+
+    def from_bits(self, t: Type) -> Callable:
+        """unsigned bit pattern -> value of t."""
+        if t in self._from:
+            return self._from[t]
+        if isinstance(t, (IntT, IntLitT)):
+            w = t.bits
+            mask = (1 << w) - 1
+            if isinstance(t, IntLitT) or t.signed:
+                half = 1 << (w - 1)
+                fn = lambda b: ((b & mask) ^ half) - half  # noqa: E731
+            else:
+                fn = lambda b: b & mask  # noqa: E731
+        elif isinstance(t, BoolT):
+            fn = lambda b: bool(b & 1)  # noqa: E731
+        elif isinstance(t, FloatT):
+            native = self.floats[t.name].native
+            if native == "float":
+                fn = lambda b: _F32S.unpack(_U32S.pack(b & 0xFFFFFFFF))[0]  # noqa: E731
+            elif native == "double":
+                fn = lambda b: _F64S.unpack(_U64S.pack(b & 0xFFFFFFFFFFFFFFFF))[0]  # noqa: E731
+            else:
+                f = self.floats[t.name]
+
+                def fn(b, _f=f, _cache=[]):
+                    if not _cache:
+                        _cache.append(numeric_format(_f))
+                    return _num.decode(_cache[0], b)
+        elif isinstance(t, VecT):
+            elem = self.from_bits(t.elem)
+            eb = t.elem.bits
+            emask = (1 << eb) - 1
+            n = t.count
+            fn = lambda b: [elem((b >> (i * eb)) & emask) for i in range(n)]  # noqa: E731
+        else:
+            raise TypeError(f"no bit pattern for {t}")
+        self._from[t] = fn
+        return fn
+
+    def widens(self, a: FloatT, b: FloatT) -> bool:
+        """Whether every value of format a is a value of format b (the conversion is exact)."""
+        fa, fb = self.floats[a.name], self.floats[b.name]
+        if fb.native == "double":
+            return True
+        key = (a.name, b.name)
+        if key not in self._widens:
+            na, nb = numeric_format(fa), numeric_format(fb)
+            quantum = lambda f: (1 - f.bias - f.man) if f.man > 0 else -f.bias  # noqa: E731
+            self._widens[key] = ((na.unsigned or not nb.unsigned) and nb.man >= na.man
+                                 and na.max_value <= nb.max_value and quantum(nb) <= quantum(na)
+                                 and (not na.has_inf or nb.has_inf) and (not na.has_nan or nb.has_nan))
+        return self._widens[key]
+
+    def bitcaster(self, src: Type, dst: Type) -> Callable:
+        key = (src, dst)
+        if key not in self._bitcast:
+            to, frm = self.to_bits(src), self.from_bits(dst)
+            self._bitcast[key] = lambda v: frm(to(v))
+        return self._bitcast[key]
+
+    def zero(self, t: Type):
+        return self.from_bits(t)(0)
+
+
+# ---- storage ---------------------------------------------------------------------------------------
+
+def _index_text(name: str, idx) -> str:
+    return name + "".join(f"[{i}]" for i in idx)
+
+
+class _Access:
+    """Reads and writes one register file, state item or memory in a machine's arrays."""
+
+    def __init__(self, tp: _Types, store: Store):
+        self.name = store.name
+        self.store = store
+        self.type = store.type
+        vec = isinstance(store.type, VecT)
+        self.lanes = store.type.count if vec else 0
+        self.dims = store.shape[:len(store.shape) - (1 if vec else 0)]
+        self.size_text = "x".join(str(d) for d in self.dims) if self.dims else "1"
+        self.zero = store.zero
+        self.zero_value = tp.zero(store.type)
+        elem = store.elem
+        self.elem_t = elem.type
+        if isinstance(elem.type, BoolT):
+            self.rd1, self.wr1 = bool, (lambda v: 1 if v else 0)
+            self.rdv = lambda xs: [bool(x) for x in xs]
+        elif isinstance(elem.type, IntT):
+            self.rd1, self.wr1, self.rdv = int, None, None
+        elif elem.fmt is not None and elem.fmt.native:
+            self.rd1, self.wr1, self.rdv = float, None, None
+        else:
+            dec, enc = tp.from_bits(elem.type), tp.to_bits(elem.type)
+            self.rd1 = lambda x: dec(int(x))
+            self.wr1 = enc
+            self.rdv = lambda xs: [dec(x) for x in xs]
+        self.tp = tp
+
+    # -- bounds
+    def check(self, idx: tuple) -> None:
+        if len(idx) != len(self.dims) or any(not 0 <= i < d for i, d in zip(idx, self.dims)):
+            raise SimTrap(f"out of bounds: {_index_text(self.name, idx)} (size {self.size_text})", "memory")
+
+    def check_lane(self, idx: tuple, j: int) -> None:
+        if not 0 <= j < self.lanes:
+            raise SimTrap(f"out of bounds: {_index_text(self.name, idx + (j,))} (size {self.lanes})", "memory")
+
+    # -- whole elements (a vector register reads as a list)
+    def get(self, A, idx: tuple):
+        self.check(idx)
+        if self.zero and idx[0] in self.zero:
+            return list(self.zero_value) if self.lanes else self.zero_value
+        x = A[self.name][idx]
+        if self.lanes:
+            xs = x.tolist()
+            return self.rdv(xs) if self.rdv else xs
+        return self.rd1(x)
+
+    def put(self, A, idx: tuple, v) -> None:
+        self.check(idx)
+        if self.zero and idx[0] in self.zero:
+            return
+        if self.lanes:
+            if len(v) != self.lanes:
+                raise SimTrap(f"{self.name}: a vector of {len(v)} lanes written to {self.type}", "internal")
+            A[self.name][idx] = [self.wr1(x) for x in v] if self.wr1 else v
+        else:
+            A[self.name][idx] = self.wr1(v) if self.wr1 else v
+
+    def get_lane(self, A, idx: tuple, j: int):
+        self.check(idx)
+        self.check_lane(idx, j)
+        if self.zero and idx[0] in self.zero:
+            return self.zero_value[j]
+        return self.rd1(A[self.name][idx + (j,)])
+
+    def put_lane(self, A, idx: tuple, j: int, v) -> None:
+        self.check(idx)
+        self.check_lane(idx, j)
+        if self.zero and idx[0] in self.zero:
+            return
+        A[self.name][idx + (j,)] = self.wr1(v) if self.wr1 else v
+
+    # -- multi-element memory access (load/store)
+    def _span(self, what: str, tname: str, a: int, k: int) -> None:
+        align = min(k, self.store.align)
+        if a % align:
+            raise SimTrap(f"misaligned {what}({self.name}, {tname}, {_hex(a)})", "misaligned")
+        if a < 0 or a + k > self.dims[0]:
+            raise SimTrap(f"out of bounds: {what}({self.name}, {tname}, {_hex(a)}) (size {self.dims[0]})",
+                          "memory")
+
+    def _raw(self) -> bool:
+        """Elements are stored in exactly their width: the array's bytes are the bit patterns."""
+        return _LITTLE and self.store.elem.dtype.itemsize * 8 == self.elem_t.bits
+
+    def loader(self, t: Type) -> Callable:
+        k = t.bits // self.elem_t.bits
+        eb = self.elem_t.bits
+        tname = str(t)
+        conv = self.tp.from_bits(t)
+        name = self.name
+        if self._raw():
+            def load(A, a):
+                self._span("load", tname, a, k)
+                return conv(int.from_bytes(A[name][a:a + k].tobytes(), "little"))
+        else:
+            elem = self.tp.to_bits(self.elem_t)
+
+            def load(A, a):
+                self._span("load", tname, a, k)
+                bits = 0
+                for j in range(k):
+                    bits |= elem(self.get(A, (a + j,))) << (j * eb)
+                return conv(bits)
+        return load
+
+    def storer(self, t: Type) -> Callable:
+        k = t.bits // self.elem_t.bits
+        eb = self.elem_t.bits
+        emask = (1 << eb) - 1
+        tname = str(t)
+        conv = self.tp.to_bits(t)
+        name = self.name
+        if self._raw():
+            nbytes = k * self.store.elem.dtype.itemsize
+
+            def store(A, a, v):
+                self._span("store", tname, a, k)
+                arr = A[name]
+                arr[a:a + k] = np.frombuffer(conv(v).to_bytes(nbytes, "little"), dtype=arr.dtype)
+        else:
+            elem = self.tp.from_bits(self.elem_t)
+
+            def store(A, a, v):
+                self._span("store", tname, a, k)
+                bits = conv(v)
+                for j in range(k):
+                    self.put(A, (a + j,), elem((bits >> (j * eb)) & emask))
+        return store
+
+
+class _GroupAccess:
+    """A grouped register file: register n is its parts concatenated, first part lowest."""
+
+    def __init__(self, tp: _Types, name: str, count: int, t: Type, parts: list, part_access: dict):
+        self.name = name
+        self.type = t
+        self.dims = (count,)
+        self.lanes = t.count if isinstance(t, VecT) else 0
+        self.parts = parts  # per n: [(access, index)]
+        self.acc = part_access
+        self.tp = tp
+        self.to_t, self.from_t = tp.to_bits(t), tp.from_bits(t)
+
+    def check(self, idx):
+        if not 0 <= idx[0] < self.dims[0]:
+            raise SimTrap(f"out of bounds: {_index_text(self.name, idx)} (size {self.dims[0]})", "memory")
+
+    def get(self, A, idx):
+        self.check(idx)
+        bits, shift = 0, 0
+        for acc, i in self.parts[idx[0]]:
+            bits |= self.tp.to_bits(acc.type)(acc.get(A, (i,))) << shift
+            shift += acc.type.bits
+        return self.from_t(bits)
+
+    def put(self, A, idx, v):
+        self.check(idx)
+        bits, shift = self.to_t(v), 0
+        for acc, i in self.parts[idx[0]]:
+            w = acc.type.bits
+            acc.put(A, (i,), self.tp.from_bits(acc.type)((bits >> shift) & ((1 << w) - 1)))
+            shift += w
+
+    def get_lane(self, A, idx, j):
+        v = self.get(A, idx)
+        if not 0 <= j < self.lanes:
+            raise SimTrap(f"out of bounds: {_index_text(self.name, idx + (j,))} (size {self.lanes})", "memory")
+        return v[j]
+
+    def put_lane(self, A, idx, j, x):
+        v = self.get(A, idx)
+        if not 0 <= j < self.lanes:
+            raise SimTrap(f"out of bounds: {_index_text(self.name, idx + (j,))} (size {self.lanes})", "memory")
+        v[j] = x
+        self.put(A, idx, v)
+
+
+def _hex(v: int) -> str:
+    return hex(v)
+
+
+def _vget(v: list, j: int, text: str):
+    if not 0 <= j < len(v):
+        raise SimTrap(f"out of bounds: {text}[{j}] (size {len(v)})", "memory")
+    return v[j]
+
+
+def _vset(v: list, j: int, x, text: str) -> None:
+    if not 0 <= j < len(v):
+        raise SimTrap(f"out of bounds: {text}[{j}] (size {len(v)})", "memory")
+    v[j] = x
+
+
+def _fold(fn, acc, items):
+    for x in items:
+        acc = fn(acc, x)
+    return acc
+
+
+# ---- code generation ---------------------------------------------------------------------------------
+
+_RUNTIME = {
+    "_div": _div, "_mod": _mod, "_shl": _shl, "_shr": _shr, "_pow": _pow, "_slice": _slice, "_bit": _bit,
+    "_clz": _clz, "_ctz": _ctz, "_popcount": _popcount, "_clamp": _clamp, "_sext": _sext,
+    "_r32": _r32, "_fdiv": _fdiv, "_fma": _fma, "_ldexp": _ldexp, "_isinf": _isinf, "_isnan": _isnan, "_INF": _INF,
+    "_NAN": _NAN, "_vget": _vget, "_vset": _vset, "_fold": _fold, "_fail": _fail, "_num": _num,
+    "_exp": _exp, "_log": _log, "_sqrt": _sqrt, "_recip": _recip, "_tanh": math.tanh, "_erf": math.erf,
+}
+
+
+_INT_LITERAL = re.compile(r"-?[0-9]+")
+
+
+def _pyname(s: str) -> str:
+    return re.sub(r"\W", "_", s)
+
+
+class _Gen:
+    """Python source for one body of typed semantics."""
+
+    def __init__(self, cc: "Compiled", body: TypedBody, depth: int = 1):
+        self.cc = cc
+        self.spec = cc.spec
+        self.types = body.types
+        self.body = body
+        self.operands = body.operands
+        self.lines: list[str] = []
+        self.depth = depth
+        self.scopes: list[dict[str, tuple[str, Type]]] = [{}]
+        self._const: dict[int, bool] = {}
+
+    # -- plumbing
+    def emit(self, line: str) -> None:
+        self.lines.append("    " * self.depth + line)
+
+    def fresh(self, base: str) -> str:
+        return self.cc.fresh(base)
+
+    def const(self, obj, hint: str = "K") -> str:
+        return self.cc.const(obj, hint)
+
+    def T(self, e: ir.Expr) -> Type:
+        return self.types[id(e)]
+
+    def lookup(self, name: str) -> Optional[tuple[str, Type]]:
+        for scope in reversed(self.scopes):
+            if name in scope:
+                return scope[name]
+        return None
+
+    # -- types
+    def wrap(self, code: str, t: Type) -> str:
+        t = I64 if isinstance(t, IntLitT) else t
+        mask = (1 << t.width) - 1
+        if not t.signed:
+            return f"(({code}) & {mask:#x})"
+        half = 1 << (t.width - 1)
+        return f"(((({code}) + {half:#x}) & {mask:#x}) - {half:#x})"
+
+    def rnd(self, code: str, t: Type) -> str:
+        """Round a double to float format t."""
+        if isinstance(t, FloatT):
+            native = self.cc.floats[t.name].native
+            if native == "double":
+                return code
+            if native == "float":
+                return f"_r32({code})"
+            return f"{self.const(self.cc.tp.rounder(t), 'RF_' + t.name)}({code})"
+        return code
+
+    def const_value(self, e: ir.Expr, to: Type):
+        """A literal converted to type `to`, at compile time."""
+        if isinstance(e, ir.Num):
+            v = e.value
+        elif isinstance(e, ir.FloatLit):
+            v = float(e.text)
+        else:  # inf / nan
+            v = _INF if e.id == "inf" else _NAN
+        if isinstance(to, IntT):
+            return _wrap_fn(to)(int(v))
+        if isinstance(to, FloatT):
+            return self.cc.tp.int_to_float(to)(v) if isinstance(v, int) else self.cc.tp.rounder(to)(v)
+        return v
+
+    def lit(self, v) -> str:
+        if isinstance(v, bool):
+            return repr(v)
+        if isinstance(v, float):
+            return _flit(v)
+        return repr(v)
+
+    def coerce(self, e: ir.Expr, to: Type, code: Optional[str] = None) -> str:
+        """e's value as type `to` (implicit conversions: literals and widening)."""
+        frm = self.T(e)
+        is_lit = isinstance(e, (ir.Num, ir.FloatLit)) or (isinstance(e, ir.Name) and e.id in ("inf", "nan")
+                                                          and self.lookup(e.id) is None
+                                                          and e.id not in self.operands)
+        if is_lit and isinstance(to, (IntT, FloatT)) and frm != to:
+            return self.lit(self.const_value(e, to))
+        if code is None:
+            code = self.ex(e)
+        if frm == to:
+            return code
+        if isinstance(frm, IntLitT) and isinstance(to, IntT):
+            if _INT_LITERAL.fullmatch(code):
+                return repr(_wrap_fn(to)(int(code)))
+            return self.wrap(code, to)
+        if isinstance(frm, IntLitT) and isinstance(to, FloatT):
+            return f"{self.const(self.cc.tp.int_to_float(to), 'I2F_' + to.name)}({code})"
+        if isinstance(frm, FloatLitT) and isinstance(to, FloatT):
+            return self.rnd(code, to)
+        return code  # widening of the same signedness, literal to literal: the value is unchanged
+
+    def convert(self, code: str, frm: Type, to: Type) -> str:
+        """The explicit conversion T(e)."""
+        if frm == to:
+            return code
+        if isinstance(to, BoolT):
+            if isinstance(frm, BoolT):
+                return code
+            return f"(({code}) != 0)"
+        if isinstance(to, IntT):
+            if isinstance(frm, BoolT):
+                return self.wrap(f"(1 if {code} else 0)", to)
+            if is_int(frm):
+                return self.wrap(code, to)
+            return f"_num.f2i({code}, {to.width}, {to.signed})"
+        if isinstance(to, FloatT):
+            if isinstance(frm, BoolT):
+                return self.rnd(f"(1.0 if {code} else 0.0)", to)
+            if is_int(frm):
+                return f"{self.const(self.cc.tp.int_to_float(to), 'I2F_' + to.name)}({code})"
+            if isinstance(frm, FloatT) and self.cc.tp.widens(frm, to):
+                return code  # every value of frm is a value of to
+            return self.rnd(code, to)
+        raise TypeError(f"cannot convert {frm} to {to}")
+
+    def unify(self, a: Type, b: Type) -> Type:
+        if isinstance(a, IntLitT):
+            return b
+        if isinstance(b, IntLitT):
+            return a
+        if isinstance(a, IntT) and isinstance(b, IntT):
+            return a if a.width >= b.width else b
+        if isinstance(a, FloatLitT):
+            return b
+        return a
+
+    # -- statements
+    def block(self, stmts) -> None:
+        self.scopes.append({})
+        n = len(self.lines)
+        for s in stmts:
+            self.stmt(s)
+        if len(self.lines) == n:
+            self.emit("pass")
+        self.scopes.pop()
+
+    def stmt(self, s: ir.Stmt) -> None:
+        if isinstance(s, ir.Let):
+            t = local_type(self.body, self.spec, s)
+            code = self.coerce(s.value, t)
+            if isinstance(t, VecT):
+                code = f"list({code})"
+            py = self.fresh(("v_" if s.mutable else "l_") + _pyname(s.name))
+            self.emit(f"{py} = {code}")
+            self.scopes[-1][s.name] = (py, t)
+        elif isinstance(s, ir.Assign):
+            self.assign(s)
+        elif isinstance(s, ir.If):
+            self.emit(f"if {self.ex(s.cond)}:")
+            self.depth += 1
+            self.block(s.then)
+            self.depth -= 1
+            if s.orelse:
+                self.emit("else:")
+                self.depth += 1
+                self.block(s.orelse)
+                self.depth -= 1
+        elif isinstance(s, ir.For):
+            py = self.fresh("i_" + _pyname(s.var))
+            self.emit(f"for {py} in range({self.ex(s.lo)}, {self.ex(s.hi)}):")
+            self.depth += 1
+            self.scopes.append({s.var: (py, IntLitT())})
+            self.block(s.body)
+            self.scopes.pop()
+            self.depth -= 1
+        elif isinstance(s, ir.Require):
+            self.emit(f"if not {self.ex(s.cond)}:")
+            self.emit(f"    _fail({s.message!r}, 'require')")
+        elif isinstance(s, ir.Trap):
+            self.emit(f"_fail({s.message!r}, 'user')")
+        elif isinstance(s, ir.Halt):
+            self.emit("m.halted = True")
+        elif isinstance(s, ir.CallStmt):
+            c = s.call
+            if isinstance(c, ir.Call) and c.func == "store":
+                self.emit(self.store(c))
+            else:
+                self.emit(self.ex(c))
+        else:
+            raise TypeError(f"unknown statement {s!r}")
+
+    def assign(self, s: ir.Assign) -> None:
+        target = s.target
+        path = []
+        root = target
+        while isinstance(root, ir.Index):
+            path.append(root.index)
+            root = root.base
+        path.reverse()
+        name = root.id
+        local = self.lookup(name)
+        if local is not None:
+            py, t = local
+            if not path:
+                code = self.coerce(s.value, t)
+                self.emit(f"{py} = {'list(' + code + ')' if isinstance(t, VecT) else code}")
+                return
+            value = self.coerce(s.value, self.T(target))
+            self.emit(f"_vset({py}, {self.ex(path[0])}, {value}, {name!r})")
+            return
+        if name == "pc" and not path:
+            self.emit(f"m.cur_pc = {self.coerce(s.value, self.cc.pc_type)}")
+            self.emit("m.jumped = True")
+            return
+        acc = self.cc.access[name]
+        ndims = len(acc.dims)
+        idx = ", ".join(self.ex(p) for p in path[:ndims])
+        idx = f"({idx},)" if ndims else "()"
+        ttype = self.T(target) if id(target) in self.types else acc.type
+        value = self.coerce(s.value, ttype)
+        a = self.const(acc, "S_" + name)
+        if len(path) == ndims:
+            if isinstance(ttype, VecT):
+                value = f"list({value})"
+            self.emit(f"{a}.put(A, {idx}, {value})")
+        else:
+            self.emit(f"{a}.put_lane(A, {idx}, {self.ex(path[ndims])}, {value})")
+
+    def store(self, c: ir.Call) -> str:
+        mem = self.cc.access[c.args[0].id]
+        t = self.spec.context.resolve_type(_as_typeref(c.args[1]))
+        fn = self.const(self.cc.storer(mem, t), f"ST_{mem.name}_{_pyname(str(t))}")
+        return f"{fn}(A, {self.ex(c.args[2])}, {self.coerce(c.args[3], t)})"
+
+    # -- expressions
+    def ex(self, e: ir.Expr) -> str:
+        code = getattr(self, "x_" + type(e).__name__)(e)
+        if isinstance(e, (ir.Unary, ir.Binary, ir.Cond, ir.Slice, ir.Call)) and \
+                isinstance(self.T(e), (IntT, IntLitT, BoolT)) and self.is_const(e):
+            try:
+                return repr(eval(code, self.cc.ns))  # noqa: S307 (our own generated code)
+            except SimTrap:
+                pass  # e.g. a constant division by zero: it traps when it runs
+        return code
+
+    def is_const(self, e: ir.Expr) -> bool:
+        """An integer or bool expression of literals and parameters only (folded at compile time)."""
+        key = id(e)
+        hit = self._const.get(key)
+        if hit is None:
+            if isinstance(e, ir.Num):
+                hit = True
+            elif isinstance(e, ir.Name):
+                hit = self.lookup(e.id) is None and e.id not in self.operands and \
+                    (e.id in self.spec.params or e.id in ("true", "false"))
+            elif isinstance(e, ir.Unary):
+                hit = self.is_const(e.operand)
+            elif isinstance(e, ir.Binary):
+                hit = self.is_const(e.left) and self.is_const(e.right)
+            elif isinstance(e, ir.Cond):
+                hit = self.is_const(e.cond) and self.is_const(e.then) and self.is_const(e.orelse)
+            elif isinstance(e, ir.Slice):
+                hit = self.is_const(e.base) and self.is_const(e.hi) and self.is_const(e.lo)
+            elif isinstance(e, ir.Call) and len(e.args) == 1 and self.lookup(e.func) is None and \
+                    e.func not in self.operands and e.func not in self.spec.context.functions:
+                t = self.spec.context.resolve_type(ir.TypeRef(e.func))
+                hit = isinstance(t, (IntT, BoolT)) and isinstance(self.T(e.args[0]), (IntT, IntLitT, BoolT)) \
+                    and self.is_const(e.args[0])
+            else:
+                hit = False
+            self._const[key] = hit
+        return hit
+
+    def x_Num(self, e: ir.Num) -> str:
+        return repr(e.value)
+
+    def x_FloatLit(self, e: ir.FloatLit) -> str:
+        return _flit(float(e.text))
+
+    def x_Name(self, e: ir.Name) -> str:
+        local = self.lookup(e.id)
+        if local is not None:
+            return local[0]
+        if e.id in self.operands:
+            return "o_" + _pyname(e.id)
+        if e.id in self.spec.params:
+            return repr(self.spec.params[e.id])
+        if e.id in ("true", "false"):
+            return "True" if e.id == "true" else "False"
+        if e.id in ("inf", "nan"):
+            return "_INF" if e.id == "inf" else "_NAN"
+        if e.id == "pc":
+            return "m.cur_pc"
+        acc = self.cc.access[e.id]
+        return f"{self.const(acc, 'S_' + e.id)}.get(A, ())"
+
+    def x_Index(self, e: ir.Index) -> str:
+        path = []
+        root = e
+        while isinstance(root, ir.Index):
+            path.append(root.index)
+            root = root.base
+        path.reverse()
+        if isinstance(root, ir.Name) and self.lookup(root.id) is None and root.id in self.cc.access:
+            acc = self.cc.access[root.id]
+            ndims = len(acc.dims)
+            idx = ", ".join(self.ex(p) for p in path[:ndims])
+            idx = f"({idx},)" if ndims else "()"
+            a = self.const(acc, "S_" + root.id)
+            if len(path) == ndims:
+                return f"{a}.get(A, {idx})"
+            return f"{a}.get_lane(A, {idx}, {self.ex(path[ndims])})"
+        return f"_vget({self.ex(e.base)}, {self.ex(e.index)}, {show(e.base)!r})"
+
+    def x_Slice(self, e: ir.Slice) -> str:
+        t = self.T(e.base)
+        base = self.ex(e.base)
+        try:
+            hi, lo = self.static(e.hi), self.static(e.lo)
+        except _NotStatic:
+            return f"_slice({base}, {self.ex(e.hi)}, {self.ex(e.lo)}, {t.bits})"
+        return f"((({base}) >> {lo}) & {(1 << (hi - lo + 1)) - 1:#x})"
+
+    def static(self, e: ir.Expr) -> int:
+        def lookup(n: ir.Name) -> int:
+            if self.lookup(n.id) is None and n.id not in self.operands and n.id in self.spec.params:
+                return self.spec.params[n.id]
+            raise _NotStatic()
+        try:
+            return evaluate(e, lookup)
+        except _NotStatic:
+            raise
+        except Exception:
+            raise _NotStatic() from None
+
+    def x_Unary(self, e: ir.Unary) -> str:
+        t = self.T(e)
+        a = self.coerce(e.operand, t) if e.op == "-" else self.ex(e.operand)
+        if e.op == "!":
+            return f"(not {a})"
+        if e.op == "~":
+            return self.wrap(f"~({a})", t)
+        if is_float(t):
+            return self.rnd(f"(-({a}))", t)
+        return self.wrap(f"-({a})", t)
+
+    def x_Binary(self, e: ir.Binary) -> str:
+        op = e.op
+        t = self.T(e)
+        if op in ("&&", "||"):
+            return f"({self.ex(e.left)} {'and' if op == '&&' else 'or'} {self.ex(e.right)})"
+        lt, rt = self.T(e.left), self.T(e.right)
+        if op == "**":
+            return self.wrap(f"_pow({self.ex(e.left)}, {self.ex(e.right)})", I64)
+        if op in ("<<", ">>"):
+            a = self.ex(e.left)
+            amount = self.ex(e.right)
+            rt_ = I64 if isinstance(rt, IntLitT) else rt
+            if rt_.signed:
+                amount = f"(({amount}) & {(1 << rt_.width) - 1:#x})"
+            width = t.bits
+            if op == "<<":
+                return self.wrap(f"_shl({a}, {amount}, {width})", t)
+            return f"_shr({a}, {amount}, {width})"
+        if t == BOOL and lt == BOOL and rt == BOOL:
+            pyop = {"&": "&", "|": "|", "^": "^", "==": "==", "!=": "!="}[op]
+            return f"({self.ex(e.left)} {pyop} {self.ex(e.right)})"
+        if op in ("==", "!=", "<", "<=", ">", ">="):
+            u = self.unify(lt, rt)
+            return f"({self.coerce(e.left, u)} {op} {self.coerce(e.right, u)})"
+        a, b = self.coerce(e.left, t), self.coerce(e.right, t)
+        if is_float(t):
+            if op == "/":
+                return self.rnd(f"_fdiv({a}, {b})", t)
+            return self.rnd(f"({a} {op} {b})", t)
+        if op in ("&", "|", "^"):
+            return f"({a} {op} {b})"
+        if op == "/":
+            return self.wrap(f"_div({a}, {b})", t)
+        if op == "%":
+            return self.wrap(f"_mod({a}, {b})", t)
+        return self.wrap(f"{a} {op} {b}", t)
+
+    def x_Cond(self, e: ir.Cond) -> str:
+        t = self.T(e)
+        return f"({self.coerce(e.then, t)} if {self.ex(e.cond)} else {self.coerce(e.orelse, t)})"
+
+    def x_Reduce(self, e: ir.Reduce) -> str:
+        t = self.T(e)
+        bt = self.T(e.body)
+        py = self.fresh("r_" + _pyname(e.var))
+        lo, hi = self.ex(e.lo), self.ex(e.hi)
+        self.scopes.append({e.var: (py, IntLitT())})
+        body = self.coerce(e.body, t) if t != bt and not isinstance(t, IntLitT) else self.ex(e.body)
+        self.scopes.pop()
+        items = f"({body} for {py} in range({lo}, {hi}))"
+        op = e.op
+        if isinstance(t, BoolT):
+            init = "True" if op == "and" else "False"
+            pyop = {"and": "&", "or": "|", "xor": "^"}[op]
+            return f"_fold(lambda a, b: a {pyop} b, {init}, {items})"
+        if is_int(t):
+            it = I64 if isinstance(t, IntLitT) else t
+            if op == "sum":
+                return self.wrap(f"sum({items})", it)
+            if op == "prod":
+                return f"_fold(lambda a, b: {self.wrap('a * b', it)}, 1, {items})"
+            if op in ("max", "min"):
+                init = it.min if op == "max" else it.max
+                return f"_fold({op}, {init}, {items})"
+            init = {"and": -1 if it.signed else it.max, "or": 0, "xor": 0}[op]
+            pyop = {"and": "&", "or": "|", "xor": "^"}[op]
+            return f"_fold(lambda a, b: a {pyop} b, {init}, {items})"
+        # floats
+        rf = self.rnd("X", t) if isinstance(t, FloatT) else "X"
+        if op == "sum":
+            init = self.lit(self.cc.tp.rounder(t)(0.0)) if isinstance(t, FloatT) else "0.0"
+            return f"_fold(lambda a, b: {rf.replace('X', '(a + b)')}, {init}, {items})"
+        if op == "prod":
+            init = self.lit(self.cc.tp.rounder(t)(1.0)) if isinstance(t, FloatT) else "1.0"
+            return f"_fold(lambda a, b: {rf.replace('X', '(a * b)')}, {init}, {items})"
+        if op in ("max", "min"):
+            start = -_INF if op == "max" else _INF
+            init = self.lit(self.cc.tp.rounder(t)(start)) if isinstance(t, FloatT) else self.lit(start)
+            return f"_fold(_num.f{op}, {init}, {items})"
+        raise TypeError(f"'{op}' reduction of {t}")
+
+    # -- calls
+    def x_Call(self, e: ir.Call) -> str:
+        f = e.func
+        if f in self.spec.context.functions:
+            fn = self.spec.context.functions[f]
+            self.cc.function(f)
+            args = [self.coerce(a, self.spec.context.resolve_type(p.type)) for a, p in zip(e.args, fn.params)]
+            return f"F_{_pyname(f)}(m, A{''.join(', ' + a for a in args)})"
+        shadowed = self.lookup(f) is not None or f in self.operands
+        scalar = self.spec.context.resolve_type(ir.TypeRef(f)) if not shadowed else None
+        if scalar is not None:
+            return self.convert(self.ex(e.args[0]), self.T(e.args[0]), scalar)
+        if f in MATH_UNARY:
+            t = self.T(e)
+            return self.rnd(f"_{f}({self.coerce(e.args[0], t)})", t)
+        return getattr(self, "c_" + f)(e)
+
+    def _args_as(self, e: ir.Call, t: Type) -> list[str]:
+        return [self.coerce(a, t) for a in e.args]
+
+    def c_min(self, e):
+        t = self.T(e)
+        a, b = self._args_as(e, t)
+        return f"_num.fmin({a}, {b})" if is_float(t) else f"min({a}, {b})"
+
+    def c_max(self, e):
+        t = self.T(e)
+        a, b = self._args_as(e, t)
+        return f"_num.fmax({a}, {b})" if is_float(t) else f"max({a}, {b})"
+
+    def c_abs(self, e):
+        t = self.T(e)
+        (a,) = self._args_as(e, t)
+        return f"abs({a})" if is_float(t) else self.wrap(f"abs({a})", t)
+
+    def c_fma(self, e):
+        t = self.T(e)
+        a, b, c = self._args_as(e, t)
+        return self.rnd(f"_fma({a}, {b}, {c})", t)
+
+    def c_sext(self, e):
+        t = self.T(e.args[0])
+        return f"_sext({self.ex(e.args[0])}, {t.width})"
+
+    def c_zext(self, e):
+        t = self.T(e.args[0])
+        return f"(({self.ex(e.args[0])}) & {(1 << t.width) - 1:#x})"
+
+    def _type_arg(self, a: ir.Expr) -> Type:
+        return self.spec.context.resolve_type(_as_typeref(a))
+
+    def c_bitcast(self, e):
+        src, dst = self.T(e.args[0]), self._type_arg(e.args[1])
+        fn = self.const(self.cc.tp.bitcaster(src, dst), f"BC_{_pyname(str(src))}_{_pyname(str(dst))}")
+        return f"{fn}({self.ex(e.args[0])})"
+
+    def c_sat(self, e):
+        src, dst = self.T(e.args[0]), self._type_arg(e.args[1])
+        code = self.ex(e.args[0])
+        if isinstance(dst, IntT):
+            if is_int(src):
+                return f"_clamp({code}, {dst.min}, {dst.max})"
+            return f"_num.f2i({code}, {dst.width}, {dst.signed})"
+        if is_int(src):
+            return f"{self.const(self.cc.tp.int_to_float(dst, saturate=True), 'I2FS_' + dst.name)}({code})"
+        return f"{self.const(self.cc.tp.saturator(dst), 'SAT_' + dst.name)}({code})"
+
+    def c_bit(self, e):
+        t = self.T(e.args[0])
+        i = self.ex(e.args[1])
+        it = self.T(e.args[1])
+        it = I64 if isinstance(it, IntLitT) else it
+        if it.signed:
+            i = f"(({i}) & {(1 << it.width) - 1:#x})"
+        return f"_bit({self.ex(e.args[0])}, {i}, {t.bits})"
+
+    def _count(self, e, fn):
+        t = self.T(e)
+        return self.wrap(f"{fn}({self.ex(e.args[0])}, {t.width})", t)
+
+    def c_clz(self, e):
+        return self._count(e, "_clz")
+
+    def c_ctz(self, e):
+        return self._count(e, "_ctz")
+
+    def c_popcount(self, e):
+        return self._count(e, "_popcount")
+
+    def c_ldexp(self, e):
+        t = self.T(e)
+        return self.rnd(f"_ldexp({self.coerce(e.args[0], t)}, {self.ex(e.args[1])})", t)
+
+    def c_ilogb(self, e):
+        return f"_num.ilogb({self.ex(e.args[0])})"
+
+    def c_isnan(self, e):
+        return f"_isnan({self.ex(e.args[0])})"
+
+    def c_isinf(self, e):
+        return f"_isinf({self.ex(e.args[0])})"
+
+    def c_load(self, e):
+        mem = self.cc.access[e.args[0].id]
+        t = self._type_arg(e.args[1])
+        fn = self.const(self.cc.loader(mem, t), f"LD_{mem.name}_{_pyname(str(t))}")
+        return f"{fn}(A, {self.ex(e.args[2])})"
+
+    def c_store(self, e):
+        return self.store(e)
+
+    def _mx(self, e) -> str:
+        elem = self.cc.mxs[e.args[0].id][0]
+        return self.const(numeric_format(self.cc.floats[elem]), "MX_" + e.args[0].id)
+
+    def c_mx_decode(self, e):
+        u8 = IntT(False, 8)
+        return f"_r32(_num.mx_decode({self._mx(e)}, {self.coerce(e.args[1], u8)}, {self.coerce(e.args[2], u8)}))"
+
+    def c_mx_scale(self, e):
+        return f"_num.mx_scale({self._mx(e)}, {self.coerce(e.args[1], F32)})"
+
+    def c_mx_encode(self, e):
+        u8 = IntT(False, 8)
+        return f"_num.mx_encode({self._mx(e)}, {self.coerce(e.args[1], F32)}, {self.coerce(e.args[2], u8)})"
+
+
+class _NotStatic(Exception):
+    pass
+
+
+# ---- the compiled form of one Spec ----------------------------------------------------------------------
+
+@dataclass
+class ExampleCode:
+    """An example compiled for the reference interpreter: `given(m, A)` and one check per expect."""
+    given: Callable
+    checks: list  # (text, check(m, A) -> bool, sides: [(text, fn(m, A))])
+    source: str
+
+
+class Compiled:
+    """Every instruction and function of one Spec as Python functions (built once per Spec)."""
+
+    def __init__(self, spec: Spec):
+        self.spec = spec
+        self.layout: Layout = make_layout(spec)
+        self.floats = self.layout.floats
+        self.mxs = self.layout.mxs
+        self.pc_type: IntT = spec.context.pc_type
+        self.tp = _Types(self.floats)
+        self.ns: dict = dict(_RUNTIME)
+        self._names: dict[int, str] = {}
+        self._count = 0
+        self.sources: dict[str, str] = {}
+        self.function_sources: dict[str, str] = {}
+        self.access: dict = {}
+        for name, st in self.layout.stores.items():
+            self.access[name] = _Access(self.tp, st)
+        for name, g in self.layout.groups.items():
+            parts = []
+            for n in range(g.count):
+                def lookup(x: ir.Name, n=n) -> int:
+                    return n if x.id == "n" else spec.params[x.id]
+                parts.append([(self.access[f], evaluate(ix, lookup)) for f, ix in g.parts])
+            self.access[name] = _GroupAccess(self.tp, name, g.count, g.type, parts, self.access)
+        self._loaders: dict = {}
+        self._storers: dict = {}
+        self._functions_done: set[str] = set()
+        self.dis = Disassembler(spec)
+        isa = spec.isa
+        self.entry = spec.params_eval(isa.abi.entry) if isa.abi and isa.abi.entry is not None else 0
+        self.pcrel_next = self.dis.pcrel_next
+        self.wrap_pc = _wrap_fn(self.pc_type)
+        # operand normalisation: decoded values wrapped to the type semantics see
+        self.operand_wraps: dict[str, tuple] = {}
+        for name, s in spec.instructions.items():
+            ops = spec.semantic_operands(s.operands)
+            self.operand_wraps[name] = tuple((k, _wrap_fn(v.type)) for k, v in ops.items() if isinstance(v.type, IntT))
+        self.insns: dict[str, Callable] = {}
+        for name in spec.instructions:
+            self.insns[name] = self._instruction(name)
+        self._examples: dict[int, tuple] = {}
+
+    # -- namespace
+    def fresh(self, base: str) -> str:
+        self._count += 1
+        return f"{base}_{self._count}"
+
+    def const(self, obj, hint: str) -> str:
+        key = id(obj)
+        if key in self._names and self.ns.get(self._names[key]) is obj:
+            return self._names[key]
+        name = _pyname(hint)
+        if name in self.ns:
+            name = self.fresh(name)
+        self.ns[name] = obj
+        self._names[key] = name
+        return name
+
+    def loader(self, acc: _Access, t: Type):
+        key = (acc.name, t)
+        if key not in self._loaders:
+            self._loaders[key] = acc.loader(t)
+        return self._loaders[key]
+
+    def storer(self, acc: _Access, t: Type):
+        key = (acc.name, t)
+        if key not in self._storers:
+            self._storers[key] = acc.storer(t)
+        return self._storers[key]
+
+    def _define(self, src: str, fname: str, label: str) -> Callable:
+        filename = f"<pyref {self.spec.isa.name}:{label}>"
+        linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
+        exec(compile(src, filename, "exec"), self.ns)
+        return self.ns[fname]
+
+    # -- functions and instructions
+    def function(self, name: str) -> None:
+        if name in self._functions_done:
+            return
+        self._functions_done.add(name)
+        fn = self.spec.context.functions[name]
+        body = type_function(self.spec, fn)
+        g = _Gen(self, body)
+        params = []
+        for p in fn.params:
+            py = "p_" + _pyname(p.name)
+            params.append(py)
+            g.scopes[-1][p.name] = (py, self.spec.context.resolve_type(p.type))
+        result = g.coerce(fn.body, self.spec.context.resolve_type(fn.result))
+        g.emit(f"return {result}")
+        fname = "F_" + _pyname(name)
+        src = f"def {fname}(m, A{''.join(', ' + p for p in params)}):\n" + "\n".join(g.lines) + "\n"
+        self.function_sources[name] = src
+        self._define(src, fname, "function " + name)
+
+    def _instruction(self, name: str) -> Callable:
+        body = type_instruction(self.spec, name)
+        g = _Gen(self, body)
+        for op in body.operands:
+            g.emit(f"o_{_pyname(op)} = o[{op!r}]")
+        g.block(body.stmts)
+        fname = "I_" + _pyname(name)
+        src = f"def {fname}(m, A, o):\n" + "\n".join(g.lines) + "\n"
+        self.sources[name] = src
+        return self._define(src, fname, name)
+
+    def example(self, ex: ir.Example) -> ExampleCode:
+        key = id(ex)
+        hit = self._examples.get(key)
+        if hit is not None and hit[0] is ex:
+            return hit[1]
+        body = type_example(self.spec, ex)
+        g = _Gen(self, body)
+        g.block(ex.given)
+        gname = self.fresh("G")
+        parts = [f"def {gname}(m, A):\n" + "\n".join(g.lines) + "\n"]
+        checks = []
+        for e in ex.expect:
+            cname = self.fresh("E")
+            g = _Gen(self, body)
+            parts.append(f"def {cname}(m, A):\n    return {g.ex(e)}\n")
+            sides = []
+            if isinstance(e, ir.Binary) and e.op in ("==", "!=", "<", "<=", ">", ">="):
+                for side in (e.left, e.right):
+                    if isinstance(side, (ir.Num, ir.FloatLit)):
+                        continue
+                    sname = self.fresh("V")
+                    parts.append(f"def {sname}(m, A):\n    return {_Gen(self, body).ex(side)}\n")
+                    sides.append((show(side), sname))
+            checks.append((show(e), cname, sides))
+        src = "\n".join(parts)
+        self._define(src, gname, f"example line {ex.loc.line}")
+        code = ExampleCode(self.ns[gname], [(text, self.ns[c], [(st, self.ns[s]) for st, s in sides])
+                                            for text, c, sides in checks], src)
+        self._examples[key] = (ex, code)
+        return code
+
+
+_CACHE: dict[int, tuple] = {}
+
+
+def compiled(spec: Spec) -> Compiled:
+    """The compiled reference semantics of a Spec (built on first use, kept while the Spec lives)."""
+    hit = _CACHE.get(id(spec))
+    if hit is not None and hit[0]() is spec:
+        return hit[1]
+    cc = Compiled(spec)
+    key = id(spec)
+    _CACHE[key] = (weakref.ref(spec, lambda _r, key=key: _CACHE.pop(key, None)), cc)
+    return cc
+
+
+def example_code(spec: Spec, ex: ir.Example) -> ExampleCode:
+    return compiled(spec).example(ex)
+
+
+# ---- the machine -------------------------------------------------------------------------------------------
+
+@dataclass
+class _Insn:
+    address: int
+    size: int
+    word: int
+    ops: Optional[tuple]  # (function, name, operands) per slot; None: undecodable
+    line: Optional[int]
+
+
+class RefMachine:
+    """The reference interpreter of one ISA: arrays, pc, load(program), step(), run(max_steps)."""
+
+    def __init__(self, spec: Spec, layout: Optional[Layout] = None):
+        self.spec = spec
+        self.code = compiled(spec)
+        self.layout = layout if layout is not None else self.code.layout
+        self.arrays: dict[str, np.ndarray] = self.layout.allocate()
+        self.pc: int = self.code.entry
+        self.program = None
+        self._text: dict[int, _Insn] = {}
+        self._lo = self._hi = self.pc
+        self.steps = 0
+        self.counts: Counter = Counter()
+        self.status: Optional[str] = None  # None while the machine can run
+        self.trap: Optional[Trap] = None
+        # per-instruction state the generated code uses
+        self.cur_pc = self.pc
+        self.jumped = False
+        self.halted = False
+
+    # -- introspection
+    def source(self, name: str) -> str:
+        """The generated Python of an instruction (or of a function of the ISA)."""
+        if name in self.code.sources:
+            return self.code.sources[name]
+        if name in self.spec.context.functions:
+            self.code.function(name)
+            return self.code.function_sources[name]
+        raise KeyError(name)
+
+    # -- loading
+    def load(self, program) -> None:
+        """Copy the sections into the byte memories holding them; decode the text once."""
+        mems = [s for s in self.layout.stores.values() if s.kind == "mem" and s.type == IntT(False, 8)]
+        for sec in program.sections.values():
+            if not sec.data:
+                continue
+            home = next((s for s in mems if s.base <= sec.base and sec.end <= s.base + s.shape[0]), None)
+            if home is None:
+                if sec.name == ".text":
+                    continue
+                raise LoadError(f"section {sec.name} ({sec.base:#x}..{sec.end:#x}) is outside every byte memory")
+            off = sec.base - home.base
+            self.arrays[home.name][off:off + len(sec.data)] = np.frombuffer(bytes(sec.data), dtype=np.uint8)
+        self.program = program
+        text = program.sections.get(".text")
+        data = bytes(text.data) if text is not None else b""
+        base = text.base if text is not None else program.entry
+        self._text = {}
+        pos = 0
+        while pos < len(data):
+            insn = self._decode(data, pos, base + pos)
+            self._text[insn.address] = insn
+            pos += insn.size
+        self._lo, self._hi = base, base + len(data)
+        self.pc = self.code.wrap_pc(program.entry)
+        self.steps = 0
+        self.counts = Counter()
+        self.status = None
+        self.trap = None
+
+    def _decode(self, data: bytes, pos: int, address: int) -> _Insn:
+        dis = self.code.dis
+        line = self.program.source_line(address) if hasattr(self.program, "source_line") else None
+        if dis.bundles:
+            for fmt in dis.bundles:
+                n = fmt.width // 8
+                if pos + n > len(data):
+                    continue
+                word = int.from_bytes(data[pos:pos + n], dis.order)
+                if word & fmt.fixed_mask != fmt.fixed_match:
+                    continue
+                ops = []
+                for slot, fld in fmt.fields.items():
+                    hit = dis.decode_word(fld.extract(word), slot)
+                    if hit is None:
+                        ops = None
+                        break
+                    ops.append(self._op(hit, address, n))
+                if ops is None:
+                    continue
+                return _Insn(address, n, word, tuple(ops), line)
+        else:
+            d = dis.decode_at(data, pos, address)
+            if d.ok:
+                name, vals = d.ops[0]
+                e = dis.encs[name]
+                return _Insn(address, d.size, d.word, (self._op((e, vals), address, d.size, targets=False),), line)
+        n = min(dis.word_bytes, len(data) - pos)
+        return _Insn(address, n, int.from_bytes(data[pos:pos + n], dis.order), None, line)
+
+    def _op(self, hit, address: int, size: int, targets: bool = True) -> tuple:
+        e, vals = hit
+        vals = dict(vals)
+        if targets:
+            for b in e.bindings:
+                if b.operand.kind == "pcrel":
+                    vals[b.operand.name] += address + (size if self.code.pcrel_next else 0)
+        for k, wrap in self.code.operand_wraps.get(e.name, ()):
+            if k in vals:
+                vals[k] = wrap(vals[k])
+        return (self.code.insns[e.name], e.name, vals)
+
+    # -- running
+    def _stop(self, pc: int, line: Optional[int], message: str, kind: str) -> str:
+        self.trap = Trap(pc, line, message, kind)
+        self.status = "trap"
+        return self.status
+
+    def step(self) -> Optional[str]:
+        """Run one instruction (one bundle). Returns None while the machine can go on, else its status."""
+        if self.status is not None:
+            return self.status
+        pc = self.pc
+        insn = self._text.get(pc)
+        if insn is None:
+            if pc == self._hi:
+                self.status = "halted"
+                return self.status
+            if self._lo <= pc < self._hi:
+                return self._stop(pc, None, f"pc {pc:#x} is not on an instruction boundary", "illegal")
+            return self._stop(pc, None, f"pc {pc:#x} is outside the program", "illegal")
+        if insn.ops is None:
+            return self._stop(pc, insn.line, f"illegal instruction {insn.word:#0{2 + 2 * insn.size}x}", "illegal")
+        self.cur_pc = pc
+        self.jumped = False
+        self.halted = False
+        A = self.arrays
+        counts = self.counts
+        try:
+            for fn, name, ops in insn.ops:
+                fn(self, A, ops)
+                counts[name] += 1
+        except SimTrap as t:
+            return self._stop(pc, insn.line, t.message, t.kind)
+        except Exception as exc:  # a bug of the interpreter, not of the program: still never raise out
+            return self._stop(pc, insn.line, f"internal error: {type(exc).__name__}: {exc}", "internal")
+        self.steps += 1
+        self.pc = self.code.wrap_pc(self.cur_pc if self.jumped else pc + insn.size)
+        if self.halted:
+            self.status = "halted"
+            return self.status
+        return None
+
+    def run(self, max_steps: int = 1_000_000) -> RunResult:
+        """Run until halt, trap, or max_steps more instructions (status 'budget'; run() resumes)."""
+        done = 0
+        while self.status is None:
+            if self.pc == self._hi and self.pc not in self._text:
+                self.status = "halted"
+                break
+            if done >= max_steps:
+                return RunResult("budget", self.steps, None, dict(self.counts))
+            self.step()
+            done += 1
+        return RunResult(self.status, self.steps, self.trap, dict(self.counts))
