@@ -15,7 +15,9 @@ enum {
     KC_TRAP_MEMORY,      /* memory access out of bounds */
     KC_TRAP_MISALIGNED,  /* misaligned access */
     KC_TRAP_BUDGET,      /* step budget exhausted */
-    KC_TRAP_USER         /* the `trap "msg"` statement */
+    KC_TRAP_USER,        /* the `trap "msg"` statement */
+    KC_TRAP_ARITH,       /* integer division by zero */
+    KC_TRAP_PC           /* pc outside the program, or not at the start of an instruction */
 };
 
 typedef struct { int kind; uint64_t pc; char message[160]; } kc_trap;

@@ -791,8 +791,6 @@ class CGen:
         P = self.P
         return [f"""/* ---- helpers: integer rules of docs/simulator.md, traps ---- */
 typedef {P}_state kc_s;
-#define KC_TRAP_ARITH 7  /* division by zero */
-#define KC_TRAP_PC 8     /* pc outside the program or inside an instruction */
 static void kc_fail(kc_s *s, int kind, const char *fmt, ...) __attribute__((noreturn, format(printf, 3, 4)));
 static void kc_fail(kc_s *s, int kind, const char *fmt, ...) {{
     va_list ap;
@@ -904,6 +902,15 @@ static inline void kc_pending_span(kc_s *s, uint64_t *blocks, uint64_t a, uint64
                 off += per
             get.append("}")
             put.append("}")
+            need = [f"static inline void kc_gneed_{g.name}(kc_s *s, uint64_t n) {{", "    int64_t i;"]
+            pend = [f"static inline void kc_gpend_{g.name}(kc_s *s, uint64_t n) {{", "    int64_t i;"]
+            ready = [f"static inline void kc_gready_{g.name}(kc_s *s, uint64_t n, uint64_t done) {{", "    int64_t i;"]
+            for st, idx, per in parts:
+                ok = f"i = {idx}; if (i >= 0 && i < {st.shape[0]})"
+                need.append(f"    {ok} kc_need(s, s->rdy_{st.name}[i]);")
+                pend.append(f"    {ok} kc_pending(s, &s->rdy_{st.name}[i]);")
+                ready.append(f"    {ok} s->rdy_{st.name}[i] = done;")
+            out += need + ["}"] + pend + ["}"] + ready + ["}"]
             ptr += ["    kc_fail(s, KC_TRAP_MEMORY, \"out of bounds: register group lane\");", "}"]
             out += get + put + ptr
         return out + [""]
@@ -1094,21 +1101,28 @@ static inline void kc_pending_span(kc_s *s, uint64_t *blocks, uint64_t a, uint64
         _, _, (reads, writes) = self.costs[name]
         insn = self.encs[name].insn.insn
         out = []
+        vliw = self.timing is not None and self.timing.model == "vliw"
         for file, opname in reads:
+            k = self.operand_index_of(name, opname)
             if file in self.L.stores:
-                out.append(f"{ind}kc_need(s, s->rdy_{file}[d->a[{self.operand_index_of(name, opname)}]]);")
+                out.append(f"{ind}kc_need(s, s->rdy_{file}[d->a[{k}]]);")
+            elif file in self.L.groups:
+                out.append(f"{ind}kc_gneed_{file}(s, (uint64_t)d->a[{k}]);")
         for stname in sorted(_read_state(insn.semantics, self.L)):
             out.append(f"{ind}kc_need(s, s->rdy_{stname}[0]);")
         states = _written_storage(insn.semantics) & {n for n, st in self.L.stores.items() if st.kind == "state"}
         targets = [f"s->rdy_{file}[d->a[{self.operand_index_of(name, opname)}]]"
                    for file, opname in writes if file in self.L.stores] + [f"s->rdy_{n}[0]" for n in sorted(states)]
         ui = self.units.index(insn.unit) if insn.unit in self.units else -1
-        if self.timing is not None and self.timing.model == "vliw":
+        groups = [(file, self.operand_index_of(name, opname)) for file, opname in writes if file in self.L.groups]
+        if vliw:
             out += [f"{ind}kc_pending(s, &{t});" for t in targets]  # settled when the whole bundle issues
+            out += [f"{ind}kc_gpend_{file}(s, (uint64_t)d->a[{k}]);" for file, k in groups]
             out.append(f"{ind}(void)c;")
         else:
             out.append(f"{ind}uint64_t done = kc_issue(s, {ui}, c, l) + l;")
             out += [f"{ind}{t} = done;" for t in targets]
+            out += [f"{ind}kc_gready_{file}(s, (uint64_t)d->a[{k}], done);" for file, k in groups]
             out += [f"{ind}if (s->t_npend) kc_settle(s, done);",
                     f"{ind}if (done > s->horizon) s->horizon = done;"]
         pcrel = [k for k, o in enumerate(self.encs[name].insn.operands.values()) if o.kind == "pcrel"]
@@ -1214,14 +1228,14 @@ static inline void kc_pending_span(kc_s *s, uint64_t *blocks, uint64_t a, uint64
                     "    uint64_t done = t + lat;",
                     "    if (done > s->t_retire) { s->t_retire = done; s->t_retired = 0; }",
                     f"    if (++s->t_retired > {commit_w}) {{ s->t_retire++; s->t_retired = 1; }}",
-                    "    s->rob[slot] = s->t_retire + 1;  /* the entry is free the cycle after it retires */",
+                    "    s->rob[slot] = s->t_retire;  /* the entry is free again once its occupant retires */",
                     "    s->t_resolve = done;",
                     "    return t;",
                     "}",
                     "static inline void kc_group_done(kc_s *s, int taken) {",
                     "    int miss = s->t_branch ? taken != s->t_predict_taken : taken;",
                     f"    if (miss && s->t_resolve + {pen} > s->now) {{ s->now = s->t_resolve + {pen}; s->t_dispatched = 0; }}",
-                    "    if (s->t_retire + 1 > s->horizon) s->horizon = s->t_retire + 1;",
+                    "    if (s->t_retire > s->horizon) s->horizon = s->t_retire;",
                     "}"]
         return out
 
