@@ -156,7 +156,9 @@ def run(spec, source: str, max_steps: int, sets, loads, dumps, trace: bool, as_j
             click.echo(f"{source}: error: {exc}", err=True)
             return 1
         raise
-    result = _trace(sim, program, max_steps) if trace else sim.run(max_steps)
+    result = sim.run(max_steps, trace=trace)
+    for entry in result.trace:
+        click.echo(str(entry))
     names = canonical_reg_names(spec)
     regs = {}
     for (file, i), name in names.items():
@@ -181,27 +183,3 @@ def run(spec, source: str, max_steps: int, sets, loads, dumps, trace: bool, as_j
     elif result.status == "budget":
         click.echo(f"{source}: stopped after {max_steps} steps (--max-steps)", err=True)
     return EXIT[result.status]
-
-
-def _trace(sim, program, max_steps: int):
-    """Single-step, printing each retired instruction and the registers and state it changed."""
-    small = {n: st for n, st in sim.layout.stores.items() if st.kind != "mem" or st.count <= (1 << 20)}
-    names = canonical_reg_names(sim.spec)
-    total = None
-    for _ in range(max_steps):
-        before = {n: sim.arrays[n].copy() for n in small}
-        pc = sim.pc
-        r = sim.run(1)
-        line = program.source_line(pc)
-        writes = []
-        for n, st in small.items():
-            changed = np.argwhere(sim.arrays[n] != before[n])
-            for idx in changed[:8]:
-                i = tuple(int(k) for k in idx)
-                label = names.get((n, i[0]), n) if st.kind == "reg" else f"{n}{list(i)}"
-                writes.append(f"{label}={sim.view(n)[i]}")
-        click.echo(f"{pc:#010x}  {sim._text_at(pc):<32} line {line or '?':<5} {' '.join(writes)}")
-        total = r if total is None else total
-        if r.status != "budget":
-            return r
-    return r

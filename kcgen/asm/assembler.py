@@ -19,7 +19,7 @@ from isadl.params import EvalError, compile_expr, names_in
 from isadl.syntax import Operand, Template
 
 from .expr import ExprError, Node, parse_expr, parse_number
-from .fastpath import compile_encoder, compile_matcher
+from .fastpath import compile_encoder, compile_lane, compile_matcher, compile_pseudo_lane
 from .expr import evaluate as eval_expr
 from .program import Program, Section
 from .tables import Encoding, bundle_formats, encodings, operand_range, pcrel_base, slot_nops
@@ -80,6 +80,11 @@ class _Form:
 def _split_top(text: str, sep: str = ",") -> list[tuple[str, int]]:
     """Split at separators outside () and []; returns (piece, start offset) pairs."""
     out, pos, pending = [], 0, None
+    if "(" not in text and "[" not in text and ")" not in text and "]" not in text:
+        for raw in text.split(sep):  # no brackets at all: every separator splits
+            out.append((raw, pos))
+            pos += len(raw) + 1
+        return out
     for raw in text.split(sep):  # split at C speed, then re-join pieces cut inside brackets
         piece, begin = (pending[0] + sep + raw, pending[1]) if pending is not None else (raw, pos)
         pos += len(raw) + 1
@@ -266,6 +271,10 @@ class Assembler:
         self.bundles = bundle_formats(spec)
         self.nops = slot_nops(spec, self.encs)
         self.hwloop = isa.hwloop
+        self.const_reloc_rx = _CONST_RELOC
+        self._fast_lane = True  # private switch: False sends every line through the general path (tests)
+        self.lanes, self.lane_guard = self._lanes()
+        self.value_lanes = self._lanes(values=True)[0] if self.lanes else {}
         self.loop_depth = spec.params_eval(isa.hwloop.depth) if isa.hwloop and isa.hwloop.depth is not None else None
         self.entry = spec.params_eval(isa.abi.entry) if isa.abi and isa.abi.entry is not None else 0
 
@@ -282,6 +291,42 @@ class Assembler:
                 except AsmError:
                     pass
         return self._nop
+
+    def _lanes(self, values: bool = False) -> tuple[dict, object]:
+        """The line lanes (kcgen.asm.fastpath) by mnemonic, and a search for the characters that
+        keep a line off them (comments, labels, quotes): such lines need the general reader.
+        `values`: lanes that return what the source map records instead of bytes."""
+        if self.bundles or self.bundle_sep or not all(self.comments):
+            return {}, None
+        if any(v[1].__class__ is not int for v in self.regnames.values()) or any(
+                v.__class__ is not int for e in self.enum_values.values() for v in e.values()):
+            return {}, None
+        loop_insns = {self.hwloop.start, self.hwloop.end} if self.hwloop else set()
+        lanes = {}
+        for key, forms in self.forms.items():
+            if key.startswith(".") or not all(
+                    f.pseudo is None and f.name not in self.pc_relative and f.name not in self.warn_fns
+                    and f.name not in loop_insns for f in forms):
+                continue
+            fn = compile_lane(key, forms, self, values)
+            if fn is not None:
+                lanes[key] = fn
+        insn_lanes = dict(lanes)
+        for key, forms in self.forms.items():
+            if not key.startswith(".") and len(forms) == 1 and forms[0].pseudo is not None:
+                fn = compile_pseudo_lane(key, forms[0], self, insn_lanes, values)
+                if fn is not None:
+                    lanes[key] = fn
+        stops = {":", '"', "'"} | {c[0] for c in self.comments}
+        return lanes, re.compile("[" + "".join(re.escape(c) for c in sorted(stops)) + "]").search
+
+    def fold_reloc(self, m: re.Match) -> str:
+        """%name(NUMBER) with an operator that does not depend on pc: its value, as text."""
+        name = m.group(1)
+        if name not in self.pc_free_relocs:
+            return m.group(0)
+        r = self.relocs[name]
+        return str(self.reloc_fns[name]({r.arg: int(m.group(2), 0)}))
 
     def remember(self, stmt: str, ops: list) -> None:
         if len(self.memo) >= self.MEMO_LIMIT:
@@ -322,6 +367,9 @@ class _Run:
         self.seq = 0
         self.line_no = 0
         self.line = ""
+        self.lines: list[str] = []
+        self.bufs: dict[str, bytearray] = {".text": bytearray()}  # section bytes written in pass 1 (lanes)
+        self.laned: dict[str, list[int]] = {".text": []}  # per section: line, offset, line, offset, ... of laned lines
 
     # ---- diagnostics ---------------------------------------------------------------------------
     def error(self, col: int, message: str, line: Optional[int] = None) -> None:
@@ -337,9 +385,34 @@ class _Run:
 
     # ---- pass 1 ----------------------------------------------------------------------------------------
     def run(self) -> Program:
-        for no, raw in enumerate(self.text.split("\n"), 1):
+        self.lines = lines = self.text.split("\n")
+        lanes = self.a.lanes if self.a._fast_lane else None
+        guard, fold = self.a.lane_guard, self.a.insensitive
+        sizes, bufs, laned = self.sizes, self.bufs, self.laned
+        for no, raw in enumerate(lines, 1):
+            if lanes and guard(raw) is None:
+                # A whole line `mnemonic operands` (no label, comment or string): its lane encodes
+                # it straight into the section, or says None and the general reader takes it.
+                stmt = raw.strip()
+                if not stmt:
+                    continue
+                parts = stmt.split(None, 1)
+                lane = lanes.get(parts[0].lower() if fold else parts[0])
+                if lane is not None:
+                    data = lane(parts[1] if len(parts) > 1 else "")
+                    if data is not None:
+                        section = self.section
+                        offset = sizes[section]
+                        buf = bufs[section]
+                        if len(buf) < offset:  # general items before this one are written in pass 2
+                            buf.extend(bytes(offset - len(buf)))
+                        buf += data
+                        sizes[section] = offset + len(data)
+                        laned[section] += (no, offset)
+                        continue
             self.line_no, self.line = no, raw
             self.statement_line(raw)
+        self.line_no, self.line = len(lines), lines[-1]
         for name, amount in self.aligns.items():  # a section ends aligned, like its start (GNU as)
             if amount > 1:
                 self.pad(name, amount, 0)
@@ -632,7 +705,7 @@ class _Run:
             for line in exp.lines:
                 if constant:  # numbers in, numbers out: fold %hi(123) and friends now
                     text = _PLACEHOLDER.sub(lambda m: numbers.get(m.group(1)) or texts.get(m.group(1), ""), line)
-                    text = _CONST_RELOC.sub(self.fold_reloc, text)
+                    text = _CONST_RELOC.sub(self.a.fold_reloc, text)
                 else:
                     text = _PLACEHOLDER.sub(lambda m: texts.get(m.group(1), str(values.get(m.group(1), ""))), line)
                 outer, self.expansion_col = self.expansion_col, col if self.expansion_col is None else self.expansion_col
@@ -648,14 +721,6 @@ class _Run:
                 ops.extend(sub)
             return ops
         return []
-
-    def fold_reloc(self, m: re.Match) -> str:
-        """%name(NUMBER) with an operator that does not depend on pc: its value, as text."""
-        name = m.group(1)
-        if name not in self.a.pc_free_relocs:
-            return m.group(0)
-        r = self.a.relocs[name]
-        return str(self.a.reloc_fns[name]({r.arg: int(m.group(2), 0)}))
 
     def place_ops(self, ops: list[_Op], col: int) -> None:
         if self.a.bundles:
@@ -759,6 +824,8 @@ class _Run:
         self.section = name
         self.sizes.setdefault(name, 0)
         self.aligns.setdefault(name, 1)
+        self.bufs.setdefault(name, bytearray())
+        self.laned.setdefault(name, [])
 
     def constant(self, text: str, col: int, what: str) -> Optional[int]:
         """A value needed in pass 1 (sizes, alignments): numbers and already-defined .equ symbols."""
@@ -876,7 +943,11 @@ class _Run:
             bases[name] = addr
             addr += self.sizes[name]
         self.bases = bases
-        sections = {name: Section(name, bases[name], bytearray(self.sizes[name])) for name in self.sizes}
+        sections = {}
+        for name, size in self.sizes.items():
+            buf = self.bufs[name]
+            buf.extend(bytes(size - len(buf)))
+            sections[name] = Section(name, bases[name], buf)
         self.resolved: dict[str, int] = {}
         symbols = {}
         for name, s in self.symbols.items():
@@ -924,7 +995,9 @@ class _Run:
                     continue
                 sec.data[item.offset:item.offset + item.size] = word.to_bytes(item.size, order)
             placed.append((address, item.size, item.ops, item.line, item.text))
-        return Program(self.path, sections, symbols, self.globals, placed, bases[".text"], self.a.endian)
+        a, lines, laned = self.a, self.lines, self.laned
+        return Program(self.path, sections, symbols, self.globals, lambda: _records(a, lines, bases, placed, laned),
+                       bases[".text"], self.a.endian)
 
     def symbol_value(self, name: str, col: int, line: Optional[int] = None, stack=()) -> Optional[int]:
         if name in self.resolved:
@@ -1139,6 +1212,30 @@ class _Run:
                 self.error(col, f"value {n} does not fit in {size} byte{'s' if size > 1 else ''}", item.line)
             sec.data[pos:pos + size] = (n & ((1 << (8 * size)) - 1)).to_bytes(size, order)
             pos += size
+
+
+def _records(asm: Assembler, lines: list[str], bases: dict, general: list, laned: dict) -> list:
+    """Program.records: the instructions the general path placed and those of laned lines (read
+    again by the value lanes), in source order."""
+    out = [(address, size, tuple((op.enc.name, op.final) for op in ops), line, text)
+           for address, size, ops, line, text in general]
+    if not any(laned.values()):
+        return out
+    lanes, fold = asm.value_lanes, asm.insensitive
+    for section, flat in laned.items():
+        base = bases[section]
+        for i in range(0, len(flat), 2):
+            no, address = flat[i], base + flat[i + 1]
+            text = lines[no - 1].strip()
+            parts = text.split(None, 1)
+            got = lanes[parts[0].lower() if fold else parts[0]](parts[1] if len(parts) > 1 else "")
+            if got is None:  # pragma: no cover - the lanes of one mnemonic disagree
+                raise AssertionError(f"line {no}: the value lane refuses what the byte lane took")
+            for name, final, size in got:
+                out.append((address, size, ((name, final),), no, text))
+                address += size
+    out.sort(key=lambda r: r[3])  # stable, and a line is either laned or not: source order
+    return out
 
 
 def _plan(b) -> tuple:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Callable, Optional
 
 
 @dataclass
@@ -39,18 +39,28 @@ class Program:
     sections: dict[str, Section]
     symbols: dict[str, int]
     globals: set[str]
-    records: list  # (address, size, ops, line, text) per instruction; `placed` builds Placed from them
-    entry: int
+    source_map: Callable[[], list] = field(repr=False, compare=False)  # builds `records`, once, when asked
+    entry: int = 0
     endian: str = "little"
     warnings: list = field(default_factory=list)
 
     @property
+    def records(self) -> list:
+        """(address, size, ops, line, text) per instruction (or VLIW bundle) in source order, which
+        is address order within a section; ops: ((name, {operand: value}), ...), one per slot.
+        Built on first use: most assemblies only want bytes."""
+        built = self.__dict__.get("_records")
+        if built is None:
+            built = self.source_map()
+            self.__dict__["_records"] = built
+        return built
+
+    @property
     def placed(self) -> list[Placed]:
-        """Every instruction in address order (built on first use: most assemblies only want bytes)."""
+        """Every instruction as Placed, in the order of `records`."""
         built = self.__dict__.get("_placed")
         if built is None:
-            built = [Placed(a, size, tuple((op.enc.name, op.final) for op in ops), line, text)
-                     for a, size, ops, line, text in self.records]
+            built = [Placed(*r) for r in self.records]
             self.__dict__["_placed"] = built
         return built
 

@@ -816,7 +816,7 @@ class _Gen:
         if isinstance(s, ir.Let):
             t = local_type(self.body, self.spec, s)
             code = self.coerce(s.value, t)
-            if isinstance(t, VecT):
+            if isinstance(t, VecT) and self.may_alias(s.value):
                 code = f"list({code})"
             py = self.fresh(("v_" if s.mutable else "l_") + _pyname(s.name))
             self.emit(f"{py} = {code}")
@@ -871,7 +871,7 @@ class _Gen:
             py, t = local
             if not path:
                 code = self.coerce(s.value, t)
-                self.emit(f"{py} = {'list(' + code + ')' if isinstance(t, VecT) else code}")
+                self.emit(f"{py} = {'list(' + code + ')' if isinstance(t, VecT) and self.may_alias(s.value) else code}")
                 return
             value = self.coerce(s.value, self.T(target))
             self.emit(f"_vset({py}, {self.ex(path[0])}, {value}, {name!r})")
@@ -888,11 +888,20 @@ class _Gen:
         value = self.coerce(s.value, ttype)
         a = self.const(acc, "S_" + name)
         if len(path) == ndims:
-            if isinstance(ttype, VecT):
-                value = f"list({value})"
             self.emit(f"{a}.put(A, {idx}, {value})")
         else:
             self.emit(f"{a}.put_lane(A, {idx}, {self.ex(path[ndims])}, {value})")
+
+    def may_alias(self, e: ir.Expr) -> bool:
+        """Whether a vector value may be a list some other local holds (then it is copied)."""
+        if isinstance(e, ir.Call) and e.func in ("bitcast", "load"):
+            return False
+        if isinstance(e, ir.Index):
+            root = e
+            while isinstance(root, ir.Index):
+                root = root.base
+            return not (isinstance(root, ir.Name) and self.lookup(root.id) is None and root.id in self.cc.access)
+        return True
 
     def store(self, c: ir.Call) -> str:
         mem = self.cc.access[c.args[0].id]

@@ -49,6 +49,18 @@ class Trap:
 
 
 @dataclass
+class TraceEntry:
+    pc: int
+    text: str  # the instruction, disassembled
+    line: Optional[int]  # its source line
+    writes: list[tuple[str, tuple, object]]  # (register/state/memory, index, new value) it changed
+
+    def __str__(self) -> str:
+        shown = " ".join(f"{n}{list(i) if i else ''}={v}" for n, i, v in self.writes)
+        return f"{self.pc:#010x}  {self.text:<32} line {self.line or '?':<5} {shown}".rstrip()
+
+
+@dataclass
 class RunResult:
     status: str  # 'halted' | 'trap' | 'budget'
     cycles: int
@@ -56,6 +68,7 @@ class RunResult:
     trap: Optional[Trap] = None
     counts: dict[str, int] = field(default_factory=dict)  # retired operations per instruction name
     unit_busy: dict[str, int] = field(default_factory=dict)  # cycles each unit was occupied
+    trace: list[TraceEntry] = field(default_factory=list)  # with run(trace=True)
 
 
 def _open(built: Built):
@@ -167,9 +180,14 @@ class Simulator:
                 return name
         return None
 
-    def run(self, max_steps: int = 10_000_000) -> RunResult:
+    def run(self, max_steps: int = 10_000_000, trace: bool = False) -> RunResult:
+        """Run until halt, trap or `max_steps` instructions (bundles). With trace=True the machine is
+        single-stepped and every step records what it wrote (memories over 1 Mi elements are not
+        watched); use it for debugging, not for speed."""
         if self.program is None:
             raise RuntimeError("load a program first")
+        if trace:
+            return self._traced(max_steps)
         before = self.counts.copy()
         busy_before = self.unit_busy.copy()
         code = self._run(self.s, max_steps)
@@ -183,6 +201,35 @@ class Simulator:
         counts = {names[i]: int(c) for i, c in enumerate(self.counts - before) if c}
         busy = {u: int(b) for u, b in zip(self.meta["units"], self.unit_busy - busy_before)}
         return RunResult(_STATUS_NAMES[code], int(s.cycles), int(s.instret), trap, counts, busy)
+
+    def _traced(self, max_steps: int) -> RunResult:
+        watched = [n for n, st in self.layout.stores.items() if st.kind != "mem" or st.count <= (1 << 20)]
+        entries = []
+        start_counts, start_busy = self.counts.copy(), self.unit_busy.copy()
+        result = None
+        for _ in range(max_steps):
+            before = {n: self.arrays[n].copy() for n in watched}
+            pc = self.pc
+            retired = int(self.s.instret)
+            result = self.run(1)
+            if result.status == "halted" and int(self.s.instret) == retired:
+                break  # ran off the end of the program: nothing executed
+            writes = []
+            for n in watched:
+                view = self.view(n)
+                for idx in np.argwhere(self.arrays[n] != before[n]):
+                    i = tuple(int(k) for k in idx)
+                    v = view[i]
+                    writes.append((n, i, float(v) if isinstance(v, np.floating) or view.dtype.kind == "V" else
+                                   (int(v) if np.ndim(v) == 0 and view.dtype.kind in "iub" else v)))
+            entries.append(TraceEntry(pc, self._text_at(pc), self.program.source_line(pc), writes))
+            if result.status != "budget":
+                break
+        names = self.meta["ops"]
+        result.counts = {names[i]: int(c) for i, c in enumerate(self.counts - start_counts) if c}
+        result.unit_busy = {u: int(b) for u, b in zip(self.meta["units"], self.unit_busy - start_busy)}
+        result.trace = entries
+        return result
 
     def _text_at(self, pc: int) -> str:
         from kcgen.asm.disassembler import Disassembler
