@@ -189,12 +189,12 @@ class CGen:
             return f"({comp_ctype(t)})(*{ptr})"
         if sc.fmt.native:
             return f"(double)(*{ptr})"
-        return f"kc_decode(&F_{t.name}, *{ptr})"
+        return f"kc_unpack_{t.name}(*{ptr})"
 
     def store_scalar(self, value: str, sc: Scalar) -> str:
         t = sc.type
         if isinstance(t, FloatT) and not sc.fmt.native:
-            return f"({sc.ctype})kc_encode(&F_{t.name}, {value}, 0)"
+            return f"({sc.ctype})kc_pack_{t.name}({value})"
         return f"({sc.ctype})({value})"
 
     # ---- expressions ---------------------------------------------------------------------------------
@@ -544,7 +544,7 @@ class CGen:
                 return f"(uint64_t)kc_f32_bits((float)({code}))"
             if fmt.native == "double":
                 return f"kc_f64_bits({code})"
-            return f"kc_encode(&F_{t.name}, {code}, 0)"
+            return f"kc_pack_{t.name}({code})"
         return f"((uint64_t)({code}) & {self.mask(t)})"
 
     def from_bits(self, bits: str, t: Type) -> str:
@@ -554,7 +554,7 @@ class CGen:
                 return f"(double)kc_bits_f32((uint32_t)({bits}))"
             if fmt.native == "double":
                 return f"kc_bits_f64({bits})"
-            return f"kc_decode(&F_{t.name}, {bits})"
+            return f"kc_unpack_{t.name}({bits})"
         if isinstance(t, BoolT):
             return f"(({bits}) != 0)"
         return self.wrap(bits, t)
@@ -739,13 +739,56 @@ class CGen:
         return "\n".join(out) + "\n"
 
     def formats_c(self) -> list[str]:
-        out = ["/* ---- number formats ---- */"]
+        """Each declared format: its kc_fmt, and round/pack/unpack with a fast path for normal numbers.
+
+        The fast paths handle values whose exponent lies strictly inside the format's normal range
+        (not its top binade) with plain bit operations on the double; everything else (zeros,
+        subnormals, the top binade, overflow, NaN) goes to the exact generic code in kc_numeric.h.
+        """
+        out = ["/* ---- number formats ---- */",
+               "static inline uint32_t kc_f32_bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }",
+               "static inline float kc_bits_f32(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }",
+               "static inline uint64_t kc_f64_bits(double f) { uint64_t u; memcpy(&u, &f, 8); return u; }",
+               "static inline double kc_bits_f64(uint64_t u) { double f; memcpy(&f, &u, 8); return f; }"]
         for name, f in self.L.floats.items():
-            out.append(f"static const kc_fmt F_{name} __attribute__((unused)) = {{ .exp = {f.exp}, .man = {f.man}, .bias = {f.bias}, "
-                       f".finite = {int(f.finite)}, .is_unsigned = {int(f.unsigned)}, .nonan = {int(f.nonan)} }};")
-            if not f.native:
-                out.append(f"static inline double kc_round_{name}(double x) "
-                           f"{{ return kc_decode(&F_{name}, kc_encode(&F_{name}, x, 0)); }}")
+            out.append(f"static const kc_fmt F_{name} __attribute__((unused)) = {{ .exp = {f.exp}, .man = {f.man}, "
+                       f".bias = {f.bias}, .finite = {int(f.finite)}, .is_unsigned = {int(f.unsigned)}, "
+                       f".nonan = {int(f.nonan)} }};")
+            if f.native:
+                continue
+            generic_round = f"kc_decode(&F_{name}, kc_encode(&F_{name}, x, 0))"
+            if f.man == 0 or f.man >= 52:
+                out += [f"static inline double kc_round_{name}(double x) {{ return {generic_round}; }}",
+                        f"static inline uint64_t kc_pack_{name}(double x) {{ return kc_encode(&F_{name}, x, 0); }}",
+                        f"static inline double kc_unpack_{name}(uint64_t b) {{ return kc_decode(&F_{name}, b); }}"]
+                continue
+            lo = 1023 + 1 - f.bias  # biased double exponent of the smallest normal
+            top = (1 << f.exp) - 2 - f.bias + 1023  # the top binade: left to the generic code
+            drop = 52 - f.man
+            sign_ok = "(u >> 63) == 0 && " if f.unsigned else ""
+            sign_bits = "" if f.unsigned else f"(((u >> 63) & 1) << {f.exp + f.man}) | "
+            sign_in = "" if f.unsigned else f"((uint64_t)((b >> {f.exp + f.man}) & 1) << 63) | "
+            out += [f"static inline double kc_round_{name}(double x) {{",
+                    "    uint64_t u = kc_f64_bits(x), e = (u >> 52) & 0x7ff;",
+                    f"    if ({sign_ok}e >= {lo} && e < {top}) {{",
+                    f"        u += (UINT64_C(1) << {drop - 1}) - 1 + ((u >> {drop}) & 1);  /* to nearest, ties to even */",
+                    f"        u &= ~((UINT64_C(1) << {drop}) - 1);",
+                    f"        if (((u >> 52) & 0x7ff) < {top}) return kc_bits_f64(u);",
+                    "    }",
+                    f"    return {generic_round};",
+                    "}",
+                    f"static inline uint64_t kc_pack_{name}(double x) {{  /* encode; exact when x is representable */",
+                    "    uint64_t u = kc_f64_bits(x), e = (u >> 52) & 0x7ff;",
+                    f"    if ({sign_ok}e >= {lo} && e < {top} && (u & ((UINT64_C(1) << {drop}) - 1)) == 0)",
+                    f"        return {sign_bits}((e - {1023 - f.bias}) << {f.man}) | ((u >> {drop}) & {(1 << f.man) - 1:#x});",
+                    f"    return kc_encode(&F_{name}, x, 0);",
+                    "}",
+                    f"static inline double kc_unpack_{name}(uint64_t b) {{",
+                    f"    uint64_t e = (b >> {f.man}) & {(1 << f.exp) - 1:#x};",
+                    f"    if (e >= 1 && e + {1023 - f.bias} < {top})",
+                    f"        return kc_bits_f64({sign_in}((e + {1023 - f.bias}) << 52) | ((b & {(1 << f.man) - 1:#x}) << {drop}));",
+                    f"    return kc_decode(&F_{name}, b);",
+                    "}"]
         return out + [""]
 
     def state_struct(self) -> list[str]:
@@ -791,8 +834,8 @@ class CGen:
         P = self.P
         return [f"""/* ---- helpers: integer rules of docs/simulator.md, traps ---- */
 typedef {P}_state kc_s;
-static void kc_fail(kc_s *s, int kind, const char *fmt, ...) __attribute__((noreturn, format(printf, 3, 4)));
-static void kc_fail(kc_s *s, int kind, const char *fmt, ...) {{
+static void kc_fail(kc_s *restrict s, int kind, const char *fmt, ...) __attribute__((noreturn, format(printf, 3, 4)));
+static void kc_fail(kc_s *restrict s, int kind, const char *fmt, ...) {{
     va_list ap;
     va_start(ap, fmt);
     s->trap.kind = kind;
@@ -805,19 +848,19 @@ static inline int64_t kc_sx(uint64_t v, int w) {{ return (int64_t)(v << (64 - w)
 static inline uint64_t kc_shl(uint64_t a, uint64_t n, int w) {{ return n >= (uint64_t)w ? 0 : a << n; }}
 static inline int64_t kc_shr_s(int64_t a, uint64_t n) {{ return n >= 64 ? (a < 0 ? -1 : 0) : a >> n; }}
 static inline uint64_t kc_shr_u(uint64_t a, uint64_t n) {{ return n >= 64 ? 0 : a >> n; }}
-static inline int64_t kc_div_s(kc_s *s, int64_t a, int64_t b) {{
+static inline int64_t kc_div_s(kc_s *restrict s, int64_t a, int64_t b) {{
     if (b == 0) kc_fail(s, KC_TRAP_ARITH, "division by zero");
     return (a == INT64_MIN && b == -1) ? INT64_MIN : a / b;
 }}
-static inline int64_t kc_rem_s(kc_s *s, int64_t a, int64_t b) {{
+static inline int64_t kc_rem_s(kc_s *restrict s, int64_t a, int64_t b) {{
     if (b == 0) kc_fail(s, KC_TRAP_ARITH, "division by zero");
     return b == -1 ? 0 : a % b;
 }}
-static inline uint64_t kc_div_u(kc_s *s, uint64_t a, uint64_t b) {{
+static inline uint64_t kc_div_u(kc_s *restrict s, uint64_t a, uint64_t b) {{
     if (b == 0) kc_fail(s, KC_TRAP_ARITH, "division by zero");
     return a / b;
 }}
-static inline uint64_t kc_rem_u(kc_s *s, uint64_t a, uint64_t b) {{
+static inline uint64_t kc_rem_u(kc_s *restrict s, uint64_t a, uint64_t b) {{
     if (b == 0) kc_fail(s, KC_TRAP_ARITH, "division by zero");
     return a % b;
 }}
@@ -837,20 +880,16 @@ static inline int kc_bit(uint64_t v, uint64_t i) {{ return i >= 64 ? 0 : (int)((
 static inline uint64_t kc_clz(uint64_t v, int w) {{ return v == 0 ? (uint64_t)w : (uint64_t)(__builtin_clzll(v) - (64 - w)); }}
 static inline uint64_t kc_ctz(uint64_t v, int w) {{ return v == 0 ? (uint64_t)w : (uint64_t)__builtin_ctzll(v); }}
 static inline uint64_t kc_popcount(uint64_t v, int w) {{ (void)w; return (uint64_t)__builtin_popcountll(v); }}
-static inline uint32_t kc_f32_bits(float f) {{ uint32_t u; memcpy(&u, &f, 4); return u; }}
-static inline float kc_bits_f32(uint32_t u) {{ float f; memcpy(&f, &u, 4); return f; }}
-static inline uint64_t kc_f64_bits(double f) {{ uint64_t u; memcpy(&u, &f, 8); return u; }}
-static inline double kc_bits_f64(uint64_t u) {{ double f; memcpy(&f, &u, 8); return f; }}
 static inline double kc_sat_f32(double x) {{
     if (x > 3.4028234663852886e38) return 3.4028234663852886e38;
     if (x < -3.4028234663852886e38) return -3.4028234663852886e38;
     return (double)(float)x;
 }}
-static inline uint64_t kc_idx(kc_s *s, uint64_t i, uint64_t n, const char *what) {{
+static inline uint64_t kc_idx(kc_s *restrict s, uint64_t i, uint64_t n, const char *what) {{
     if (i >= n) kc_fail(s, KC_TRAP_MEMORY, "out of bounds: %s[%lld] (size %llu)", what, (long long)i, (unsigned long long)n);
     return i;
 }}
-static inline uint64_t kc_span(kc_s *s, uint64_t a, uint64_t k, uint64_t n, uint64_t align, const char *what) {{
+static inline uint64_t kc_span(kc_s *restrict s, uint64_t a, uint64_t k, uint64_t n, uint64_t align, const char *what) {{
     if (a >= n || n - a < k)
         kc_fail(s, KC_TRAP_MEMORY, "out of bounds: %s[%lld..%lld] (size %llu)", what, (long long)a,
                 (long long)(a + k - 1), (unsigned long long)n);
@@ -858,15 +897,15 @@ static inline uint64_t kc_span(kc_s *s, uint64_t a, uint64_t k, uint64_t n, uint
                                  (unsigned long long)a, (unsigned long long)k);
     return a;
 }}
-static inline void kc_need(kc_s *s, uint64_t ready) {{ if (ready > s->t_need) s->t_need = ready; }}
-static inline void kc_need_span(kc_s *s, const uint64_t *blocks, uint64_t a, uint64_t k) {{
+static inline void kc_need(kc_s *restrict s, uint64_t ready) {{ if (ready > s->t_need) s->t_need = ready; }}
+static inline void kc_need_span(kc_s *restrict s, const uint64_t *blocks, uint64_t a, uint64_t k) {{
     for (uint64_t b = a >> {BLOCK_SHIFT}; b <= (a + k - 1) >> {BLOCK_SHIFT}; b++) kc_need(s, blocks[b]);
 }}
-static inline void kc_pending(kc_s *s, uint64_t *block) {{
+static inline void kc_pending(kc_s *restrict s, uint64_t *block) {{
     if (s->t_npend && s->t_pend[s->t_npend - 1] == block) return;
     if (s->t_npend < {MAX_WRITES}) {{ s->t_plat[s->t_npend] = s->t_lat; s->t_pend[s->t_npend++] = block; }}
 }}
-static inline void kc_pending_span(kc_s *s, uint64_t *blocks, uint64_t a, uint64_t k) {{
+static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t a, uint64_t k) {{
     for (uint64_t b = a >> {BLOCK_SHIFT}; b <= (a + k - 1) >> {BLOCK_SHIFT}; b++) kc_pending(s, &blocks[b]);
 }}
 """]
@@ -887,9 +926,9 @@ static inline void kc_pending_span(kc_s *s, uint64_t *blocks, uint64_t a, uint64
             if total * 8 != g.type.bits:
                 raise Unsupported(f"register group {g.name}: parts are not byte-aligned")
             self.vec_sizes.add(total)
-            get = [f"static inline void kc_gget_{g.name}(kc_s *s, uint64_t n, uint8_t *out) {{", "    uint64_t i;"]
-            put = [f"static inline void kc_gset_{g.name}(kc_s *s, uint64_t n, const uint8_t *in) {{", "    uint64_t i;"]
-            ptr = [f"static inline void *kc_grp_{g.name}(kc_s *s, uint64_t n, uint64_t byte) {{", "    uint64_t i;"]
+            get = [f"static inline void kc_gget_{g.name}(kc_s *restrict s, uint64_t n, uint8_t *out) {{", "    uint64_t i;"]
+            put = [f"static inline void kc_gset_{g.name}(kc_s *restrict s, uint64_t n, const uint8_t *in) {{", "    uint64_t i;"]
+            ptr = [f"static inline void *kc_grp_{g.name}(kc_s *restrict s, uint64_t n, uint64_t byte) {{", "    uint64_t i;"]
             off = 0
             for st, idx, per in parts:
                 count = st.shape[0]
@@ -902,9 +941,9 @@ static inline void kc_pending_span(kc_s *s, uint64_t *blocks, uint64_t a, uint64
                 off += per
             get.append("}")
             put.append("}")
-            need = [f"static inline void kc_gneed_{g.name}(kc_s *s, uint64_t n) {{", "    int64_t i;"]
-            pend = [f"static inline void kc_gpend_{g.name}(kc_s *s, uint64_t n) {{", "    int64_t i;"]
-            ready = [f"static inline void kc_gready_{g.name}(kc_s *s, uint64_t n, uint64_t done) {{", "    int64_t i;"]
+            need = [f"static inline void kc_gneed_{g.name}(kc_s *restrict s, uint64_t n) {{", "    int64_t i;"]
+            pend = [f"static inline void kc_gpend_{g.name}(kc_s *restrict s, uint64_t n) {{", "    int64_t i;"]
+            ready = [f"static inline void kc_gready_{g.name}(kc_s *restrict s, uint64_t n, uint64_t done) {{", "    int64_t i;"]
             for st, idx, per in parts:
                 ok = f"i = {idx}; if (i >= 0 && i < {st.shape[0]})"
                 need.append(f"    {ok} kc_need(s, s->rdy_{st.name}[i]);")
@@ -935,7 +974,7 @@ static inline void kc_pending_span(kc_s *s, uint64_t *blocks, uint64_t a, uint64
             rt = self.spec.context.resolve_type(fn.result)
             self.pre = []
             value = self.expr(fn.body, rt)
-            out += [f"static inline {comp_ctype(rt)} fn_{fn.name}(kc_s *s, const {self.P}_op *d, uint64_t pc{params}) {{",
+            out += [f"static inline {comp_ctype(rt)} fn_{fn.name}(kc_s *restrict s, const {self.P}_op *d, uint64_t pc{params}) {{",
                     "    (void)s; (void)d; (void)pc;"] + ["    " + p for p in self.pre] + [f"    return {value};", "}"]
         return out + [""]
 
@@ -950,7 +989,7 @@ static inline void kc_pending_span(kc_s *s, uint64_t *blocks, uint64_t a, uint64
             self._tmp = 0
             body = self.block(e.insn.insn.semantics, "    ")
             doc = f"/* {e.insn.template.text} */"
-            out += [doc, f"static inline int x_{c_ident(name)}(kc_s *s, const {self.P}_op *d, uint64_t pc, uint64_t *npc) {{",
+            out += [doc, f"static inline int x_{c_ident(name)}(kc_s *restrict s, const {self.P}_op *d, uint64_t pc, uint64_t *npc) {{",
                     "    int halt = 0;", "    (void)s; (void)d; (void)pc; (void)npc;"] + body + ["    return halt;", "}", ""]
             self.cost_c(name)
         return out
@@ -1155,13 +1194,13 @@ static inline void kc_pending_span(kc_s *s, uint64_t *blocks, uint64_t a, uint64
         out = [f"static const int unit_base[] = {arr(bases)}, unit_copies[] = {arr(copies)}, "
                f"unit_piped[] = {arr(piped)}, unit_async[] = {arr(asyncs)}, unit_queue[] = {arr(queues)};",
                "/* Apply pending ready times: every register, state item and memory block the group wrote. */",
-               "static inline void kc_settle(kc_s *s, uint64_t done) {",
+               "static inline void kc_settle(kc_s *restrict s, uint64_t done) {",
                "    for (uint32_t k = 0; k < s->t_npend; k++) if (*s->t_pend[k] < done) *s->t_pend[k] = done;",
                "    s->t_npend = 0;",
                "    if (done > s->horizon) s->horizon = done;",
                "}",
                "/* Take the earliest-free copy of unit u at or after t; returns the start cycle. */",
-               "static inline uint64_t kc_unit(kc_s *s, int u, uint64_t t, uint64_t cyc, uint64_t lat) {",
+               "static inline uint64_t kc_unit(kc_s *restrict s, int u, uint64_t t, uint64_t cyc, uint64_t lat) {",
                "    if (u < 0) return t;",
                "    uint64_t *best = &s->unit_free[unit_base[u]];",
                "    for (int k = 1; k < unit_copies[u]; k++)",
@@ -1181,7 +1220,7 @@ static inline void kc_pending_span(kc_s *s, uint64_t *blocks, uint64_t a, uint64
             width = p.get("issue_width", 1)
             out += ["/* inorder: issue in program order, at most ISSUE_WIDTH per cycle, once the operands are ready",
                     "   and a copy of the unit is free; results are ready `latency` cycles after issue. */",
-                    "static inline uint64_t kc_issue(kc_s *s, int u, uint64_t cyc, uint64_t lat) {",
+                    "static inline uint64_t kc_issue(kc_s *restrict s, int u, uint64_t cyc, uint64_t lat) {",
                     "    uint64_t t = s->now > s->t_need ? s->now : s->t_need;",
                     "    t = kc_unit(s, u, t, cyc, lat);",
                     "    if (t > s->now) { s->now = t; s->nissued = 0; }",
@@ -1189,7 +1228,7 @@ static inline void kc_pending_span(kc_s *s, uint64_t *blocks, uint64_t a, uint64
                     "    return t;",
                     "}",
                     "/* After the group: a taken branch restarts issue BRANCH_PENALTY cycles later. */",
-                    "static inline void kc_group_done(kc_s *s, int taken) {",
+                    "static inline void kc_group_done(kc_s *restrict s, int taken) {",
                     f"    if (taken && {p.get('branch_penalty', 0)}) {{ s->now += {p.get('branch_penalty', 0)}; s->nissued = 0; }}",
                     "    if (s->now > s->horizon) s->horizon = s->now;",
                     "}"]
@@ -1197,7 +1236,7 @@ static inline void kc_pending_span(kc_s *s, uint64_t *blocks, uint64_t a, uint64
             delay = p.get("branch_delay", 0)
             out += ["/* vliw: one bundle per cycle; a bundle waits until every operand it reads is ready (an exposed",
                     "   pipeline that stalls rather than reading stale values); a taken branch costs BRANCH_DELAY. */",
-                    "static inline void kc_group_done(kc_s *s, int taken) {",
+                    "static inline void kc_group_done(kc_s *restrict s, int taken) {",
                     "    uint64_t t = s->now > s->t_need ? s->now : s->t_need;",
                     "    for (uint32_t k = 0; k < s->t_npend; k++) {",
                     "        uint64_t r = t + s->t_plat[k];",
@@ -1218,7 +1257,7 @@ static inline void kc_pending_span(kc_s *s, uint64_t *blocks, uint64_t a, uint64
                     "   in order, COMMIT_WIDTH per cycle. Branches are predicted backward-taken/forward-not-taken",
                     "   (direct jumps always right, indirect ones always wrong); a miss holds dispatch until the",
                     "   branch resolves plus MISPREDICT_PENALTY. */",
-                    "static inline uint64_t kc_issue(kc_s *s, int u, uint64_t cyc, uint64_t lat) {",
+                    "static inline uint64_t kc_issue(kc_s *restrict s, int u, uint64_t cyc, uint64_t lat) {",
                     f"    uint64_t slot = s->nissued++ % {rob};",
                     "    if (s->rob[slot] > s->now) { s->now = s->rob[slot]; s->t_dispatched = 0; }",
                     "    uint64_t d = s->now;",
@@ -1232,7 +1271,7 @@ static inline void kc_pending_span(kc_s *s, uint64_t *blocks, uint64_t a, uint64
                     "    s->t_resolve = done;",
                     "    return t;",
                     "}",
-                    "static inline void kc_group_done(kc_s *s, int taken) {",
+                    "static inline void kc_group_done(kc_s *restrict s, int taken) {",
                     "    int miss = s->t_branch ? taken != s->t_predict_taken : taken;",
                     f"    if (miss && s->t_resolve + {pen} > s->now) {{ s->now = s->t_resolve + {pen}; s->t_dispatched = 0; }}",
                     "    if (s->t_retire > s->horizon) s->horizon = s->t_retire;",
@@ -1246,7 +1285,7 @@ static inline void kc_pending_span(kc_s *s, uint64_t *blocks, uint64_t a, uint64
         gshift = g.bit_length() - 1 if g & (g - 1) == 0 else None
         out = ["/* ---- timing model ---- */"] + self.commit_c() + [
                "/* ---- the run loop ---- */",
-               f"static int run_inner({P}_state *s, uint64_t max_steps) {{",
+               f"static int run_inner({P}_state *restrict s, uint64_t max_steps) {{",
                "    uint64_t pc = s->pc;",
                "    for (uint64_t step = 0; step < max_steps; step++) {",
                "        uint64_t off = pc - s->text_base;",
