@@ -200,10 +200,6 @@ def grep_cmd(target: str, pattern: str, context: int, ignore_case: bool, max_mat
     click.echo(found, nl=False)
 
 
-if __name__ == "__main__":
-    main()
-
-
 @main.command("build")
 @click.argument("target")
 @click.option("-D", "defines", multiple=True, metavar="NAME=VALUE", help="Override a parameter.")
@@ -242,3 +238,7 @@ def run_cmd(target: str, source: str, max_steps: int, sets, loads, dumps, trace:
     from kcgen import runcli
     spec = _load_target(target, defines)
     sys.exit(runcli.run(spec, source, max_steps, sets, loads, dumps, trace, as_json))
+
+
+if __name__ == "__main__":
+    main()
