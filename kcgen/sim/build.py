@@ -29,7 +29,8 @@ from .cgen import GENERATOR_VERSION, CGen, Unsupported
 
 NATIVE = Path(__file__).resolve().parents[2] / "native"
 CFLAGS = ("-O2", "-std=gnu11", "-fPIC", "-shared", "-Wall", "-Wextra", "-Wno-unused-parameter",
-          "-Wno-unused-function", "-fno-strict-aliasing")
+          "-Wno-unused-function", "-fno-strict-aliasing",
+          "--param=max-goto-duplication-insns=100")  # one dispatch jump per operation
 
 
 class BuildError(Exception):

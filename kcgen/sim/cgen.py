@@ -725,6 +725,8 @@ class CGen:
                "#include <stdint.h>", "#include <string.h>", "#include <math.h>", "#include <setjmp.h>",
                "#include <stdarg.h>", "#include <stdio.h>", "#include <stdlib.h>",
                '#include "kc_numeric.h"', '#include "kc_trap.h"', ""]
+        out += ["/* the run loop's helpers are small and called from one switch: always inline them */",
+                "#define KC_HOT __attribute__((always_inline))", ""]
         out += self.formats_c()
         bodies = self.instructions_c()
         fns = self.functions_c()
@@ -803,7 +805,7 @@ class CGen:
                  f"    uint64_t *t_pend[{MAX_WRITES}];", f"    uint64_t t_plat[{MAX_WRITES}];",
                  "    uint32_t t_npend;", "    uint32_t nops;",
                  "    int32_t t_predict_taken, t_branch;",
-                 "    uint64_t t_cyc, t_lat, t_dispatched, t_retire, t_retired, t_resolve;",
+                 "    uint64_t t_cyc, t_lat, t_dispatched, t_retire, t_retired, t_resolve, t_step;",
                  "    uint64_t *rob;", "    uint64_t *queue;", "    uint64_t *qhead;",
                  f"    {P}_op *ops;", "    int64_t *index;", "    uint64_t text_base, text_len;",
                  "    void *jmp;"]
@@ -897,7 +899,7 @@ static inline uint64_t kc_span(kc_s *restrict s, uint64_t a, uint64_t k, uint64_
                                  (unsigned long long)a, (unsigned long long)k);
     return a;
 }}
-static inline void kc_need(kc_s *restrict s, uint64_t ready) {{ if (ready > s->t_need) s->t_need = ready; }}
+static inline KC_HOT void kc_need(kc_s *restrict s, uint64_t ready) {{ if (ready > s->t_need) s->t_need = ready; }}
 static inline void kc_need_span(kc_s *restrict s, const uint64_t *blocks, uint64_t a, uint64_t k) {{
     for (uint64_t b = a >> {BLOCK_SHIFT}; b <= (a + k - 1) >> {BLOCK_SHIFT}; b++) kc_need(s, blocks[b]);
 }}
@@ -941,12 +943,13 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
                 off += per
             get.append("}")
             put.append("}")
-            need = [f"static inline void kc_gneed_{g.name}(kc_s *restrict s, uint64_t n) {{", "    int64_t i;"]
+            need = [f"static inline void kc_gneed_{g.name}(kc_s *restrict s, uint64_t n, uint64_t *need) {{",
+                    "    int64_t i;"]
             pend = [f"static inline void kc_gpend_{g.name}(kc_s *restrict s, uint64_t n) {{", "    int64_t i;"]
             ready = [f"static inline void kc_gready_{g.name}(kc_s *restrict s, uint64_t n, uint64_t done) {{", "    int64_t i;"]
             for st, idx, per in parts:
                 ok = f"i = {idx}; if (i >= 0 && i < {st.shape[0]})"
-                need.append(f"    {ok} kc_need(s, s->rdy_{st.name}[i]);")
+                need.append(f"    {ok} {{ if (s->rdy_{st.name}[i] > *need) *need = s->rdy_{st.name}[i]; }}")
                 pend.append(f"    {ok} kc_pending(s, &s->rdy_{st.name}[i]);")
                 ready.append(f"    {ok} s->rdy_{st.name}[i] = done;")
             out += need + ["}"] + pend + ["}"] + ready + ["}"]
@@ -989,7 +992,7 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
             self._tmp = 0
             body = self.block(e.insn.insn.semantics, "    ")
             doc = f"/* {e.insn.template.text} */"
-            out += [doc, f"static inline int x_{c_ident(name)}(kc_s *restrict s, const {self.P}_op *d, uint64_t pc, uint64_t *npc) {{",
+            out += [doc, f"static inline KC_HOT int x_{c_ident(name)}(kc_s *restrict s, const {self.P}_op *d, uint64_t pc, uint64_t *npc) {{",
                     "    int halt = 0;", "    (void)s; (void)d; (void)pc; (void)npc;"] + body + ["    return halt;", "}", ""]
             self.cost_c(name)
         return out
@@ -1014,7 +1017,14 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
                 "unit_copies": [self._copies(u) for u in self.units], "tracked": sorted(self.tracked),
                 "block_shift": BLOCK_SHIFT, "granule": self.granule, "max_ops": self.max_ops,
                 "max_slots": self.max_slots, "word_bytes": self.spec.word // 8,
-                "rob": self.props.get("rob", 1) if self.timing and self.timing.model == "ooo" else 1}
+                "rob": self.props.get("rob", 1) if self.timing and self.timing.model == "ooo" else 1,
+                # per operation: [unit index or -1, cycles when constant else 0]; the Python side adds
+                # counts x cycles to the run-time busy counts (which cover the operand-dependent ones)
+                "static_busy": [[-1, 0]] + [self._static_busy(n) for n in self.names]}
+
+    def _static_busy(self, name: str) -> list[int]:
+        unit = self.encs[name].insn.insn.unit
+        return [self.units.index(unit) if unit in self.units else -1, self._const_cycles(name) or 0]
 
     # ---- decoder -------------------------------------------------------------------------------------
     def decoder_c(self) -> list[str]:
@@ -1141,14 +1151,19 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
         insn = self.encs[name].insn.insn
         out = []
         vliw = self.timing is not None and self.timing.model == "vliw"
+        # ready times the operation waits for: `need` (a local), plus s->t_need when semantics touched
+        # a tracked memory or, under vliw, an earlier slot of the bundle did
+        out.append(f"{ind}uint64_t need = {'s->t_need' if self.tracked and not vliw else '0'};")
         for file, opname in reads:
             k = self.operand_index_of(name, opname)
             if file in self.L.stores:
-                out.append(f"{ind}kc_need(s, s->rdy_{file}[d->a[{k}]]);")
+                out.append(f"{ind}if (s->rdy_{file}[d->a[{k}]] > need) need = s->rdy_{file}[d->a[{k}]];")
             elif file in self.L.groups:
-                out.append(f"{ind}kc_gneed_{file}(s, (uint64_t)d->a[{k}]);")
+                out.append(f"{ind}kc_gneed_{file}(s, (uint64_t)d->a[{k}], &need);")
         for stname in sorted(_read_state(insn.semantics, self.L)):
-            out.append(f"{ind}kc_need(s, s->rdy_{stname}[0]);")
+            out.append(f"{ind}if (s->rdy_{stname}[0] > need) need = s->rdy_{stname}[0];")
+        if vliw:
+            out.append(f"{ind}kc_need(s, need);")
         states = _written_storage(insn.semantics) & {n for n, st in self.L.stores.items() if st.kind == "state"}
         targets = [f"s->rdy_{file}[d->a[{self.operand_index_of(name, opname)}]]"
                    for file, opname in writes if file in self.L.stores] + [f"s->rdy_{n}[0]" for n in sorted(states)]
@@ -1159,11 +1174,15 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
             out += [f"{ind}kc_gpend_{file}(s, (uint64_t)d->a[{k}]);" for file, k in groups]
             out.append(f"{ind}(void)c;")
         else:
-            out.append(f"{ind}uint64_t done = kc_issue(s, {ui}, c, l) + l;")
+            out.append(f"{ind}uint64_t done = kc_issue(s, {ui}, c, l, need) + l;")
             out += [f"{ind}{t} = done;" for t in targets]
             out += [f"{ind}kc_gready_{file}(s, (uint64_t)d->a[{k}], done);" for file, k in groups]
-            out += [f"{ind}if (s->t_npend) kc_settle(s, done);",
-                    f"{ind}if (done > s->horizon) s->horizon = done;"]
+            if self.tracked:
+                out.append(f"{ind}if (s->t_npend) kc_settle(s, done);")
+            if not targets and not groups:  # otherwise `done` is in a ready time that run() reads at the end
+                out.append(f"{ind}if (done > s->horizon) s->horizon = done;")
+            if not self._const_cycles(name):
+                out.append(f"{ind}if ({ui} >= 0) s->unit_busy[{ui}] += c;")
         pcrel = [k for k, o in enumerate(self.encs[name].insn.operands.values()) if o.kind == "pcrel"]
         if pcrel and self.timing is not None and self.timing.model == "ooo":
             if any(isinstance(st, ir.Assign) and isinstance(st.target, ir.Name) and st.target.id == "pc"
@@ -1200,7 +1219,7 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
                "    if (done > s->horizon) s->horizon = done;",
                "}",
                "/* Take the earliest-free copy of unit u at or after t; returns the start cycle. */",
-               "static inline uint64_t kc_unit(kc_s *restrict s, int u, uint64_t t, uint64_t cyc, uint64_t lat) {",
+               "static inline KC_HOT uint64_t kc_unit(kc_s *restrict s, int u, uint64_t t, uint64_t cyc, uint64_t lat) {",
                "    if (u < 0) return t;",
                "    uint64_t *best = &s->unit_free[unit_base[u]];",
                "    for (int k = 1; k < unit_copies[u]; k++)",
@@ -1213,30 +1232,28 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
                "        q[s->qhead[u]++ % unit_queue[u]] = t + lat;",
                "    }",
                "    *best = t + (unit_piped[u] ? 1 : cyc);",
-               "    s->unit_busy[u] += cyc;",
                "    return t;",
                "}"]
         if model == "inorder" or model == "none":
             width = p.get("issue_width", 1)
             out += ["/* inorder: issue in program order, at most ISSUE_WIDTH per cycle, once the operands are ready",
                     "   and a copy of the unit is free; results are ready `latency` cycles after issue. */",
-                    "static inline uint64_t kc_issue(kc_s *restrict s, int u, uint64_t cyc, uint64_t lat) {",
-                    "    uint64_t t = s->now > s->t_need ? s->now : s->t_need;",
+                    "static inline KC_HOT uint64_t kc_issue(kc_s *restrict s, int u, uint64_t cyc, uint64_t lat, uint64_t need) {",
+                    "    uint64_t t = s->now > need ? s->now : need;",
                     "    t = kc_unit(s, u, t, cyc, lat);",
                     "    if (t > s->now) { s->now = t; s->nissued = 0; }",
                     f"    if (++s->nissued >= {width}) {{ s->now++; s->nissued = 0; }}",
                     "    return t;",
                     "}",
                     "/* After the group: a taken branch restarts issue BRANCH_PENALTY cycles later. */",
-                    "static inline void kc_group_done(kc_s *restrict s, int taken) {",
+                    "static inline KC_HOT void kc_group_done(kc_s *restrict s, int taken) {",
                     f"    if (taken && {p.get('branch_penalty', 0)}) {{ s->now += {p.get('branch_penalty', 0)}; s->nissued = 0; }}",
-                    "    if (s->now > s->horizon) s->horizon = s->now;",
                     "}"]
         elif model == "vliw":
             delay = p.get("branch_delay", 0)
             out += ["/* vliw: one bundle per cycle; a bundle waits until every operand it reads is ready (an exposed",
                     "   pipeline that stalls rather than reading stale values); a taken branch costs BRANCH_DELAY. */",
-                    "static inline void kc_group_done(kc_s *restrict s, int taken) {",
+                    "static inline KC_HOT void kc_group_done(kc_s *restrict s, int taken) {",
                     "    uint64_t t = s->now > s->t_need ? s->now : s->t_need;",
                     "    for (uint32_t k = 0; k < s->t_npend; k++) {",
                     "        uint64_t r = t + s->t_plat[k];",
@@ -1257,12 +1274,12 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
                     "   in order, COMMIT_WIDTH per cycle. Branches are predicted backward-taken/forward-not-taken",
                     "   (direct jumps always right, indirect ones always wrong); a miss holds dispatch until the",
                     "   branch resolves plus MISPREDICT_PENALTY. */",
-                    "static inline uint64_t kc_issue(kc_s *restrict s, int u, uint64_t cyc, uint64_t lat) {",
+                    "static inline KC_HOT uint64_t kc_issue(kc_s *restrict s, int u, uint64_t cyc, uint64_t lat, uint64_t need) {",
                     f"    uint64_t slot = s->nissued++ % {rob};",
                     "    if (s->rob[slot] > s->now) { s->now = s->rob[slot]; s->t_dispatched = 0; }",
                     "    uint64_t d = s->now;",
                     f"    if (++s->t_dispatched >= {width}) {{ s->now++; s->t_dispatched = 0; }}",
-                    "    uint64_t t = d > s->t_need ? d : s->t_need;",
+                    "    uint64_t t = d > need ? d : need;",
                     "    t = kc_unit(s, u, t, cyc, lat);",
                     "    uint64_t done = t + lat;",
                     "    if (done > s->t_retire) { s->t_retire = done; s->t_retired = 0; }",
@@ -1271,72 +1288,121 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
                     "    s->t_resolve = done;",
                     "    return t;",
                     "}",
-                    "static inline void kc_group_done(kc_s *restrict s, int taken) {",
+                    "static inline KC_HOT void kc_group_done(kc_s *restrict s, int taken) {",
                     "    int miss = s->t_branch ? taken != s->t_predict_taken : taken;",
                     f"    if (miss && s->t_resolve + {pen} > s->now) {{ s->now = s->t_resolve + {pen}; s->t_dispatched = 0; }}",
                     "    if (s->t_retire > s->horizon) s->horizon = s->t_retire;",
                     "}"]
         return out
 
+    def _const_cycles(self, name: str) -> Optional[int]:
+        """An instruction's `cycles` when it depends on parameters only (its busy time is then counted
+        from the instruction counts after the run, not in the loop)."""
+        e = self.encs[name].insn.insn.cycles
+        if e is None:
+            return 1
+        try:
+            return self.spec.params_eval(e)
+        except Exception:  # reads operands: counted at run time
+            return None
+
+    def _ready_max(self) -> list[str]:
+        """The run ends when the last result is ready: the latest ready time of any register or state."""
+        out = []
+        for st in self.L.stores.values():
+            if st.kind in ("reg", "state"):
+                n = st.shape[0] if st.kind == "reg" else 1
+                out.append(f"    for (int k = 0; k < {max(n, 1)}; k++) if (s->rdy_{st.name}[k] > end) end = s->rdy_{st.name}[k];")
+        return out
+
+    def _resets(self) -> str:
+        """Per-instruction timing scratch to clear: only what this ISA's model uses."""
+        model = self.timing.model if self.timing else "none"
+        out = []
+        if self.tracked or model == "vliw":
+            out.append("s->t_need = 0; s->t_npend = 0;")
+        if model == "ooo":
+            out.append("s->t_branch = 0;")
+        return " ".join(out) or "/* no per-instruction timing scratch */"
+
     def run_c(self) -> list[str]:
+        """The run loop, threaded: every operation ends by fetching and jumping to the next one, so
+        each has its own indirect branch (the branch predictor learns sequences per operation, where
+        one shared `switch` jump would be mispredicted most of the time)."""
         P = self.P
         pcmask = (1 << self.L.pc_type.width) - 1
         g = self.granule
         gshift = g.bit_length() - 1 if g & (g - 1) == 0 else None
+        labels = ", ".join(["&&op_illegal"] + [f"&&op_{self.opnum[n]}" for n in self.names])
+        at = (f"(off & {g - 1}) ? -1 : index[off >> {gshift}]" if gshift is not None else
+              f"(off % {g}) ? -1 : index[off / {g}]")
         out = ["/* ---- timing model ---- */"] + self.commit_c() + [
                "/* ---- the run loop ---- */",
+               "/* Fetch the instruction (or bundle) at pc and jump to its first operation. */",
+               "#define KC_FETCH() do { \\",
+               "    if (step == max_steps) { s->pc = pc; s->status = 3; return 3; } \\",
+               "    s->t_step = ++step;  /* fetched; run() turns this into retired instructions */ \\",
+               "    uint64_t off = pc - base; \\",
+               "    s->pc = pc; \\",
+               "    if (off >= len) { \\",
+               "        if (off == len) { s->status = 1; return 1; }  /* ran off the end: done */ \\",
+               "        kc_fail(s, KC_TRAP_PC, \"pc %#llx is outside the program\", (unsigned long long)pc); \\",
+               "    } \\",
+               f"    int64_t at = {at}; \\",
+               "    if (at < 0) kc_fail(s, KC_TRAP_PC, \"pc %#llx is not at the start of an instruction\", \\",
+               "                        (unsigned long long)pc); \\",
+               "    d = &ops[at]; \\",
+               "    size = d->size; npc = pc + size; halt = 0; \\",
+               f"    {self._resets()} \\",
+               "    goto *dispatch[d->op]; \\",
+               "} while (0)",
+               "/* After an operation: the next slot of the bundle, or finish the instruction and fetch. */",
+               "#define KC_NEXT() do { \\",
+               "    counts[d->op]++; \\",
+               "    if (!d->last) { d++; goto *dispatch[d->op]; } \\",
+               "    kc_group_done(s, npc != pc + size); \\",
+               f"    pc = npc & UINT64_C({pcmask:#x}); \\",
+               "    if (halt) { s->pc = pc; s->status = 1; s->halted = 1; return 1; } \\",
+               "    KC_FETCH(); \\",
+               "} while (0)",
+               "",
                f"static int run_inner({P}_state *restrict s, uint64_t max_steps) {{",
-               "    uint64_t pc = s->pc;",
-               "    for (uint64_t step = 0; step < max_steps; step++) {",
-               "        uint64_t off = pc - s->text_base;",
-               "        s->pc = pc;",
-               "        if (off >= s->text_len) {",
-               "            if (off == s->text_len) { s->status = 1; return 1; }  /* ran off the end: done */",
-               "            kc_fail(s, KC_TRAP_PC, \"pc %#llx is outside the program\", (unsigned long long)pc);",
-               "        }",
-               (f"        int64_t at = (off & {g - 1}) ? -1 : s->index[off >> {gshift}];" if gshift is not None else
-                f"        int64_t at = (off % {g}) ? -1 : s->index[off / {g}];"),
-               "        if (at < 0) kc_fail(s, KC_TRAP_PC, \"pc %#llx is not at the start of an instruction\", (unsigned long long)pc);",
-               f"        const {P}_op *d = &s->ops[at];",
-               "        uint64_t npc = pc + d->size, size = d->size;",
-               "        int halt = 0;",
-               "        s->t_need = 0; s->t_npend = 0; s->t_branch = 0;",
-               "        for (;;) {",
-               "            switch (d->op) {",
-               "            case 0:",
-               "                kc_fail(s, KC_TRAP_ILLEGAL, \"illegal instruction %#llx\", (unsigned long long)d->a[0]);"]
+               f"    static const void *const dispatch[] = {{ {labels} }};",
+               f"    const {P}_op *const ops = s->ops;",
+               "    const int64_t *const index = s->index;",
+               "    uint64_t *const counts = s->counts;",
+               "    const uint64_t base = s->text_base, len = s->text_len;",
+               "    uint64_t pc = s->pc, npc = 0, size = 0, step = 0;",
+               f"    const {P}_op *d = ops;",
+               "    int halt = 0;",
+               "    KC_FETCH();",
+               "op_illegal:",
+               "    kc_fail(s, KC_TRAP_ILLEGAL, \"illegal instruction %#llx\", (unsigned long long)d->a[0]);"]
         for name in self.names:
             cyc, lat, _ = self.costs[name]
-            out.append(f"            case {self.opnum[name]}: {{  /* {name} */")
-            out.append(f"                uint64_t c = (uint64_t)({cyc}), l = (uint64_t)({lat});")
-            out.append("                s->t_lat = l;")
-            out.append(f"                halt |= x_{c_ident(name)}(s, d, pc, &npc);")
-            out += self.timing_c(name, "                ")
-            out.append("                break;")
-            out.append("            }")
-        out += ["            }",
-                "            s->counts[d->op]++;",
-                "            if (d->last) break;",
-                "            d++;",
-                "        }",
-                "        int taken = npc != pc + size;"]
-        out += ["        kc_group_done(s, taken);",
-                "        s->instret++;",
-                f"        pc = npc & UINT64_C({pcmask:#x});",
-                "        if (halt) { s->pc = pc; s->status = 1; s->halted = 1; return 1; }",
-                "    }",
-                "    s->pc = pc;",
-                "    s->status = 3;",
-                "    return 3;",
-                "}",
+            out.append(f"op_{self.opnum[name]}: {{  /* {name} */")
+            out.append(f"    uint64_t c = (uint64_t)({cyc}), l = (uint64_t)({lat});")
+            if self.tracked or (self.timing is not None and self.timing.model == "vliw"):
+                out.append("    s->t_lat = l;")
+            out.append(f"    halt |= x_{c_ident(name)}(s, d, pc, &npc);")
+            out += self.timing_c(name, "    ")
+            out.append("    KC_NEXT();")
+            out.append("}")
+        out += ["}",
+                "#undef KC_FETCH",
+                "#undef KC_NEXT",
                 "",
                 f"int {P}_run({P}_state *s, uint64_t max_steps) {{",
                 "    jmp_buf env;",
                 "    s->jmp = &env;",
                 "    s->status = 0; s->trap.kind = 0; s->trap.message[0] = 0;",
+                "    s->t_step = 0; s->halted = 0;",
                 "    if (setjmp(env)) { s->status = 2; }",
                 "    else run_inner(s, max_steps);",
-                "    s->cycles = s->now > s->horizon ? s->now : s->horizon;",
+                "    /* the trapping instruction, or the fetch past the end, did not retire */",
+                "    s->instret += s->t_step - (s->status == 2 || (s->status == 1 && !s->halted));",
+                "    uint64_t end = s->now > s->horizon ? s->now : s->horizon;"] + self._ready_max() + [
+                "    s->cycles = end;",
                 "    s->jmp = NULL;",
                 "    return s->status;",
                 "}",

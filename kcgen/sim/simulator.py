@@ -199,7 +199,7 @@ class Simulator:
                         self.program.source_line(pc), self._text_at(pc))
         names = self.meta["ops"]
         counts = {names[i]: int(c) for i, c in enumerate(self.counts - before) if c}
-        busy = {u: int(b) for u, b in zip(self.meta["units"], self.unit_busy - busy_before)}
+        busy = self._busy(self.counts - before, self.unit_busy - busy_before)
         return RunResult(_STATUS_NAMES[code], int(s.cycles), int(s.instret), trap, counts, busy)
 
     def _traced(self, max_steps: int) -> RunResult:
@@ -227,9 +227,17 @@ class Simulator:
                 break
         names = self.meta["ops"]
         result.counts = {names[i]: int(c) for i, c in enumerate(self.counts - start_counts) if c}
-        result.unit_busy = {u: int(b) for u, b in zip(self.meta["units"], self.unit_busy - start_busy)}
+        result.unit_busy = self._busy(self.counts - start_counts, self.unit_busy - start_busy)
         result.trace = entries
         return result
+
+    def _busy(self, counts: np.ndarray, dynamic: np.ndarray) -> dict[str, int]:
+        """Cycles each unit was occupied: counts x constant cycles, plus what the loop counted."""
+        busy = [int(b) for b in dynamic[:len(self.meta["units"])]]
+        for (unit, cycles), n in zip(self.meta["static_busy"], counts):
+            if unit >= 0 and n:
+                busy[unit] += int(n) * cycles
+        return dict(zip(self.meta["units"], busy))
 
     def _text_at(self, pc: int) -> str:
         from kcgen.asm.disassembler import Disassembler
