@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test venv bench clean oracles
+.PHONY: demo test venv bench clean oracles toolchain
 
 venv: $(STAMP)
 
@@ -18,11 +18,22 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
-demo: $(STAMP)
+demo: $(STAMP) toolchain
 	$(BIN)/kcgen demo
 
-test: $(STAMP) oracles
+test: $(STAMP) toolchain oracles
 	$(BIN)/python -m pytest
+
+# The simulators are generated C compiled by gcc (kcgen build). Install it when missing and we can.
+toolchain:
+	@if command -v gcc >/dev/null 2>&1; then :; \
+	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+	  echo "installing gcc (kcgen build compiles the generated simulators)"; \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends gcc libc6-dev || \
+	  { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends gcc libc6-dev; }; \
+	else \
+	  echo "error: gcc not found; install it (apt-get install gcc) to build simulators" >&2; exit 1; \
+	fi
 
 # External oracles for the assembler tests (tests/asm/test_gnu_oracle.py): GNU binutils for RISC-V.
 # Installed only when missing, and only as root with apt-get; otherwise those tests skip.
@@ -41,6 +52,7 @@ oracles:
 bench: $(STAMP)
 	$(BIN)/python bench/isadl_parse.py
 	$(BIN)/python bench/asm_speed.py
+	$(BIN)/python bench/sim_speed.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info
