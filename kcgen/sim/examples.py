@@ -15,7 +15,6 @@ load; the text was already decoded), then the program runs from the entry addres
 """
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Union
 
@@ -94,21 +93,17 @@ class _Context:
     """What generated code needs of a machine besides its arrays: the pc and the halt flag."""
 
     def __init__(self, pc: int):
-        self.cur_pc = pc
+        self.cur_pc = self.next_pc = pc
         self.jumped = False
         self.halted = False
 
 
-_ASSEMBLERS: dict[int, tuple] = {}
-
-
 def _assembler(spec: Spec) -> Assembler:
-    hit = _ASSEMBLERS.get(id(spec))
-    if hit is not None and hit[0]() is spec:
-        return hit[1]
-    asm = Assembler(spec)
-    key = id(spec)
-    _ASSEMBLERS[key] = (weakref.ref(spec, lambda _r, key=key: _ASSEMBLERS.pop(key, None)), asm)
+    """One Assembler per Spec, kept on the Spec object."""
+    asm = spec.__dict__.get("_kcgen_examples_asm")
+    if asm is None or asm.spec is not spec:
+        asm = Assembler(spec)
+        spec.__dict__["_kcgen_examples_asm"] = asm
     return asm
 
 
@@ -138,7 +133,9 @@ def run_example(spec: Spec, example: Union[ExampleCase, ir.Example],
     machine = factory(spec)
     try:
         machine.load(program)
-    except pyref.LoadError as exc:
+    except Exception as exc:  # pyref.LoadError, kcgen.sim.simulator.LoadError
+        if type(exc).__name__ != "LoadError":
+            raise
         return ExampleResult(case.id, False, error=f"the program does not load: {exc}")
     ctx = _Context(machine.pc)
     try:
@@ -146,10 +143,12 @@ def run_example(spec: Spec, example: Union[ExampleCase, ir.Example],
     except pyref.SimTrap as exc:
         return ExampleResult(case.id, False, error=f"given: {exc.kind} trap: {exc.message}")
     if ctx.jumped:
-        machine.pc = ctx.cur_pc
+        machine.pc = ctx.next_pc
     run = machine.run(max_steps)
     status = run.status if isinstance(run.status, str) else str(run.status)
-    result = ExampleResult(case.id, True, status, run.steps, getattr(run, "trap", None))
+    steps = getattr(run, "steps", None)
+    steps = getattr(run, "instret", 0) if steps is None else steps
+    result = ExampleResult(case.id, True, status, steps, getattr(run, "trap", None))
     if not ex.given and not ex.expect:
         return result  # an example without a block only has to assemble
     if status != "halted":

@@ -5,14 +5,23 @@ of docs/simulator.md, and a differential test runs them side by side. Every inst
 semantics (kcgen.sim.typed) become one small Python function, compiled once per Spec, so a
 traceback or `RefMachine.source(name)` shows readable code:
 
-    def I_ADD(m, A, o):
-        o_rd = o['rd']; o_rs1 = o['rs1']; o_rs2 = o['rs2']
-        S_x.put(A, (o_rd,), ((((S_x.get(A, (o_rs1,)) + S_x.get(A, (o_rs2,))) + 0x80000000) & 0xffffffff) - 0x80000000))
+    def I_BNE(m, A, o):                                      # rv32i_mini
+        o_rs1 = o['rs1']
+        o_rs2 = o['rs2']
+        o_target = o['target']
+        if (S_x.get(A, (o_rs1,)) != S_x.get(A, (o_rs2,))):
+            m.next_pc = o_target
+            m.jumped = True
 
-`m` is the machine (pc, halt), `A` its arrays (`kcgen.sim.layout`: one numpy array per register
-file, state item and memory), `o` the decoded operands. Values are Python ints (held in their
-type's range), bools, floats (doubles holding a value of their format) and lists (vectors).
-A bad program never raises out of `run()`: every fault becomes a trap with the contract's message.
+`m` is the machine (`cur_pc`: the address of the instruction or bundle, which is what reading
+`pc` gives; `next_pc`; `halted`), `A` its arrays (kcgen.sim.layout: one numpy array per register
+file, state item and memory; `S_x` reads and writes one of them with bounds checks), `o` the
+decoded operands. Values are Python ints (held in their type's range), bools, floats (doubles
+holding a value of their format) and lists (vectors). A bad program never raises out of
+`run()`: every fault becomes a trap with the contract's message.
+
+Where docs/simulator.md leaves a detail open (message texts, the order of checks, what a step
+is), this follows the C simulator, so that the two can be compared field by field.
 """
 from __future__ import annotations
 
@@ -21,7 +30,6 @@ import math
 import re
 import struct
 import sys
-import weakref
 from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -34,7 +42,7 @@ from isadl.check import Spec
 from isadl.params import evaluate
 from isadl.printer import expr as show
 from isadl.semantics import MATH_UNARY, _as_typeref
-from isadl.types import (BOOL, BoolT, FloatLitT, FloatT, IntLitT, IntT, Type, VecT, VoidT, is_float,
+from isadl.types import (BOOL, BoolT, FloatLitT, FloatT, IntLitT, IntT, Type, VecT, is_float,
                          is_int)
 from kcgen.asm.disassembler import Disassembler
 
@@ -54,8 +62,10 @@ _LITTLE = sys.byteorder == "little"
 # ---- traps -----------------------------------------------------------------------------------
 
 class SimTrap(Exception):
-    """Raised inside generated code; run() turns it into a Trap. kind: require, user, memory,
-    misaligned, division, illegal (undecodable word, pc outside the program) or internal."""
+    """Raised inside generated code; run() turns it into a Trap. kind (as the C simulator's):
+    require, user, memory (out of bounds), misaligned, arith (division by zero), illegal
+    (undecodable word), pc (pc outside the program or inside an instruction); internal would be a
+    bug of this interpreter."""
 
     def __init__(self, message: str, kind: str):
         super().__init__(message)
@@ -84,7 +94,13 @@ class RunResult:
     status: str  # 'halted' | 'trap' | 'budget'
     steps: int  # instructions (VLIW: bundles) retired since load()
     trap: Optional[Trap] = None
-    counts: dict[str, int] = field(default_factory=dict)  # executions per instruction name (every slot)
+    counts: dict[str, int] = field(default_factory=dict)  # operations run by this run() call, per
+    # instruction name (every slot of a bundle, filler nops included; not the one that trapped)
+
+    @property
+    def instret(self) -> int:
+        """The C simulator's name for `steps`."""
+        return self.steps
 
 
 def _fail(message: str, kind: str):
@@ -104,7 +120,7 @@ def _wrap_fn(t: Type) -> Callable[[int], int]:
 
 def _div(a: int, b: int) -> int:
     if b == 0:
-        raise SimTrap("division by zero", "division")
+        raise SimTrap("division by zero", "arith")
     q = abs(a) // abs(b)
     return q if (a < 0) == (b < 0) else -q
 
@@ -130,21 +146,22 @@ def _pow(a: int, b: int) -> int:
         if a == -1:
             return -1 if b & 1 else 1
         if a == 0:
-            raise SimTrap("division by zero", "division")
+            raise SimTrap("division by zero", "arith")
         return 0
     return pow(a, b, 1 << 64)
 
 
 def _slice(v: int, hi: int, lo: int, width: int) -> int:
-    if not 0 <= lo <= hi < width:
-        raise SimTrap(f"bit slice [{hi}:{lo}] is outside bits {width - 1}..0", "illegal")
-    return (v >> lo) & ((1 << (hi - lo + 1)) - 1)
+    """v[hi:lo] with bounds known only at run time: bits of v's width-bit pattern, 0 above it;
+    an empty or negative range is 0 (as in the C simulator)."""
+    if lo < 0 or hi < lo:
+        return 0
+    return ((v & ((1 << width) - 1)) >> lo) & ((1 << (hi - lo + 1)) - 1)
 
 
 def _bit(v: int, i: int, width: int) -> bool:
-    if 0 <= i < width:
-        return bool((v >> i) & 1)
-    return v < 0
+    """Bit i of v's width-bit pattern; 0 from bit `width` up."""
+    return bool(((v & ((1 << width) - 1)) >> i) & 1) if 0 <= i < width else False
 
 
 def _clz(v: int, width: int) -> int:
@@ -176,7 +193,9 @@ class _Numeric:
 
     def __getattr__(self, name):
         from kcgen import numeric
-        return getattr(numeric, name)
+        value = getattr(numeric, name)
+        setattr(self, name, value)  # found directly from now on
+        return value
 
 
 _num = _Numeric()
@@ -194,16 +213,54 @@ def _r32(x: float) -> float:
         return math.copysign(_INF, x)
 
 
+# The platform's default NaN (what the hardware produces for 0/0 or inf - inf; negative on x86).
+_DNAN = _INF - _INF
+
+
+def _libm():
+    """The C library's math functions (docs/simulator.md: exp, log, tanh, erf and fmin/fmax are the
+    C library's), or None where ctypes cannot find it."""
+    try:
+        import ctypes
+        import ctypes.util
+        name = ctypes.util.find_library("m")
+        lib = ctypes.CDLL(name) if name else ctypes.CDLL(None)
+        fns = {}
+        for f in ("exp", "log", "sqrt", "tanh", "erf"):
+            fn = getattr(lib, f)
+            fn.restype, fn.argtypes = ctypes.c_double, [ctypes.c_double]
+            fns[f] = fn
+        for f in ("fmin", "fmax"):
+            fn = getattr(lib, f)
+            fn.restype, fn.argtypes = ctypes.c_double, [ctypes.c_double, ctypes.c_double]
+            fns[f] = fn
+        fn = lib.fma
+        fn.restype, fn.argtypes = ctypes.c_double, [ctypes.c_double] * 3
+        fns["fma"] = fn
+        if fns["exp"](1.0) != math.exp(1.0) or fns["fmin"](1.0, 2.0) != 1.0:
+            return None
+        return fns
+    except (OSError, AttributeError):
+        return None
+
+
+_LIBM = _libm()
+
+
 def _fdiv(a: float, b: float) -> float:
     try:
         return a / b
     except ZeroDivisionError:
-        if a != a or a == 0.0:
-            return _NAN
+        if a != a:
+            return a
+        if a == 0.0:
+            return _DNAN
         return math.copysign(_INF, a) * math.copysign(1.0, b)
 
 
 def _exp(x: float) -> float:
+    if _LIBM:
+        return _LIBM["exp"](x)
     try:
         return math.exp(x)
     except OverflowError:
@@ -211,21 +268,54 @@ def _exp(x: float) -> float:
 
 
 def _log(x: float) -> float:
+    if _LIBM:
+        return _LIBM["log"](x)
     if x != x or x == _INF:
         return x
     if x == 0.0:
         return -_INF
     if x < 0.0:
-        return _NAN
+        return _DNAN
     return math.log(x)
 
 
 def _sqrt(x: float) -> float:
+    if _LIBM:
+        return _LIBM["sqrt"](x)
     if x != x:
         return x
     if x < 0.0:
-        return _NAN
+        return _DNAN
     return math.sqrt(x)
+
+
+def _tanh(x: float) -> float:
+    return _LIBM["tanh"](x) if _LIBM else math.tanh(x)
+
+
+def _erf(x: float) -> float:
+    return _LIBM["erf"](x) if _LIBM else math.erf(x)
+
+
+def _fmin(a: float, b: float) -> float:
+    """C fmin: a NaN operand is ignored (the C library decides which zero min(-0, +0) is)."""
+    if _LIBM:
+        return _LIBM["fmin"](a, b)
+    if a != a:
+        return b
+    if b != b:
+        return a
+    return a if a < b else b
+
+
+def _fmax(a: float, b: float) -> float:
+    if _LIBM:
+        return _LIBM["fmax"](a, b)
+    if a != a:
+        return b
+    if b != b:
+        return a
+    return a if a > b else b
 
 
 def _recip(x: float) -> float:
@@ -233,9 +323,10 @@ def _recip(x: float) -> float:
 
 
 def _fma(a: float, b: float, c: float) -> float:
-    """a * b + c with one rounding to double (math.fma is Python 3.13+)."""
+    """a * b + c with one rounding to double, computed exactly with fractions (math.fma is Python
+    3.13+). Infinities and NaNs go to the C library's fma, so that NaN payloads match C."""
     if not (math.isfinite(a) and math.isfinite(b) and math.isfinite(c)):
-        return a * b + c
+        return _LIBM["fma"](a, b, c) if _LIBM else a * b + c
     if a == 0.0 or b == 0.0:
         return a * b + c  # the product is an exact (signed) zero
     exact = Fraction(a) * Fraction(b) + Fraction(c)
@@ -244,7 +335,7 @@ def _fma(a: float, b: float, c: float) -> float:
     try:
         return float(exact)
     except OverflowError:
-        return math.copysign(_INF, exact)
+        return _INF if exact > 0 else -_INF
 
 
 def _ldexp(x: float, k: int) -> float:
@@ -261,9 +352,6 @@ def _isnan(x: float) -> bool:
 
 def _isinf(x: float) -> bool:
     return x == _INF or x == -_INF
-
-
-_MATH = {"exp": _exp, "log": _log, "sqrt": _sqrt, "recip": _recip, "tanh": math.tanh, "erf": math.erf}
 
 
 def _flit(v: float) -> str:
@@ -290,9 +378,6 @@ class _Types:
         self._widens: dict[tuple, bool] = {}
         self._bitcast: dict[tuple, Callable] = {}
 
-    def fmt(self, t: FloatT):
-        return numeric_format(self.floats[t.name])
-
     def rounder(self, t: FloatT) -> Callable[[float], float]:
         """Double -> the nearest value of t (ties to even, no saturation)."""
         if t.name not in self._round:
@@ -302,46 +387,25 @@ class _Types:
             elif native == "float":
                 fn = _r32
             else:
-                f = self.floats[t.name]
-
-                def fn(x, _f=f, _cache=[]):
-                    if not _cache:
-                        _cache.append(numeric_format(_f))
-                    return _num.decode(_cache[0], _num.encode(_cache[0], x))
+                nf = numeric_format(self.floats[t.name])
+                fn = lambda x: _num.decode(nf, _num.encode(nf, x))  # noqa: E731
             self._round[t.name] = fn
         return self._round[t.name]
 
     def saturator(self, t: FloatT) -> Callable[[float], float]:
+        """Double -> t, saturating at the largest finite value (sat(x, T) to a float format)."""
         if t.name not in self._sat:
-            f = self.floats[t.name]
-
-            def fn(x, _f=f, _cache=[]):
-                if not _cache:
-                    _cache.append(numeric_format(_f))
-                return _num.decode(_cache[0], _num.encode(_cache[0], float(x), saturate=True))
-            self._sat[t.name] = fn
+            nf = numeric_format(self.floats[t.name])
+            self._sat[t.name] = lambda x: _num.decode(nf, _num.encode(nf, float(x), saturate=True))
         return self._sat[t.name]
 
     def int_to_float(self, t: FloatT, saturate: bool = False) -> Callable[[int], float]:
-        """An integer -> t, rounded once from the exact integer."""
+        """An integer -> t: converted to double, then rounded to t (docs/simulator.md: every
+        conversion is computed in double precision, then rounded)."""
         key = t.name + ("/sat" if saturate else "")
         if key not in self._i2f:
-            native = self.floats[t.name].native
-            if native == "double" and not saturate:
-                fn = float
-            elif native == "float" and not saturate:
-                def fn(v):
-                    if -(1 << 53) <= v <= (1 << 53):
-                        return _r32(float(v))
-                    return _num.decode(_num.F32, _num.encode(_num.F32, v))
-            else:
-                f = self.floats[t.name]
-
-                def fn(v, _f=f, _cache=[]):
-                    if not _cache:
-                        _cache.append(numeric_format(_f))
-                    return _num.decode(_cache[0], _num.encode(_cache[0], int(v), saturate=saturate))
-            self._i2f[key] = fn
+            inner = self.saturator(t) if saturate else self.rounder(t)
+            self._i2f[key] = lambda v: inner(float(v))
         return self._i2f[key]
 
     def to_bits(self, t: Type) -> Callable:
@@ -360,12 +424,8 @@ class _Types:
             elif native == "double":
                 fn = lambda v: _U64S.unpack(_F64S.pack(v))[0]  # noqa: E731
             else:
-                f = self.floats[t.name]
-
-                def fn(v, _f=f, _cache=[]):
-                    if not _cache:
-                        _cache.append(numeric_format(_f))
-                    return _num.encode(_cache[0], float(v))
+                nf = numeric_format(self.floats[t.name])
+                fn = lambda v: _num.encode(nf, float(v))  # noqa: E731
         elif isinstance(t, FloatLitT):
             fn = lambda v: _U64S.unpack(_F64S.pack(v))[0]  # noqa: E731
         elif isinstance(t, VecT):
@@ -403,12 +463,8 @@ class _Types:
             elif native == "double":
                 fn = lambda b: _F64S.unpack(_U64S.pack(b & 0xFFFFFFFFFFFFFFFF))[0]  # noqa: E731
             else:
-                f = self.floats[t.name]
-
-                def fn(b, _f=f, _cache=[]):
-                    if not _cache:
-                        _cache.append(numeric_format(_f))
-                    return _num.decode(_cache[0], b)
+                nf = numeric_format(self.floats[t.name])
+                fn = lambda b: _num.decode(nf, b)  # noqa: E731
         elif isinstance(t, VecT):
             elem = self.from_bits(t.elem)
             eb = t.elem.bits
@@ -447,10 +503,6 @@ class _Types:
 
 # ---- storage ---------------------------------------------------------------------------------------
 
-def _index_text(name: str, idx) -> str:
-    return name + "".join(f"[{i}]" for i in idx)
-
-
 class _Access:
     """Reads and writes one register file, state item or memory in a machine's arrays."""
 
@@ -461,7 +513,6 @@ class _Access:
         vec = isinstance(store.type, VecT)
         self.lanes = store.type.count if vec else 0
         self.dims = store.shape[:len(store.shape) - (1 if vec else 0)]
-        self.size_text = "x".join(str(d) for d in self.dims) if self.dims else "1"
         self.zero = store.zero
         self.zero_value = tp.zero(store.type)
         elem = store.elem
@@ -482,12 +533,13 @@ class _Access:
 
     # -- bounds
     def check(self, idx: tuple) -> None:
-        if len(idx) != len(self.dims) or any(not 0 <= i < d for i, d in zip(idx, self.dims)):
-            raise SimTrap(f"out of bounds: {_index_text(self.name, idx)} (size {self.size_text})", "memory")
+        for i, d in zip(idx, self.dims):
+            if not 0 <= i < d:
+                raise SimTrap(f"out of bounds: {self.name}[{_ll(i)}] (size {d})", "memory")
 
     def check_lane(self, idx: tuple, j: int) -> None:
         if not 0 <= j < self.lanes:
-            raise SimTrap(f"out of bounds: {_index_text(self.name, idx + (j,))} (size {self.lanes})", "memory")
+            raise SimTrap(f"out of bounds: {self.name} lane[{_ll(j)}] (size {self.lanes})", "memory")
 
     # -- whole elements (a vector register reads as a list)
     def get(self, A, idx: tuple):
@@ -527,12 +579,10 @@ class _Access:
 
     # -- multi-element memory access (load/store)
     def _span(self, what: str, tname: str, a: int, k: int) -> None:
-        align = min(k, self.store.align)
-        if a % align:
-            raise SimTrap(f"misaligned {what}({self.name}, {tname}, {_hex(a)})", "misaligned")
         if a < 0 or a + k > self.dims[0]:
-            raise SimTrap(f"out of bounds: {what}({self.name}, {tname}, {_hex(a)}) (size {self.dims[0]})",
-                          "memory")
+            raise SimTrap(f"out of bounds: {self.name}[{_ll(a)}..{_ll(a + k - 1)}] (size {self.dims[0]})", "memory")
+        if a % min(k, self.store.align):
+            raise SimTrap(f"misaligned {what}({self.name}, {tname}, {_hex(a)})", "misaligned")
 
     def _raw(self) -> bool:
         """Elements are stored in exactly their width: the array's bytes are the bit patterns."""
@@ -599,7 +649,11 @@ class _GroupAccess:
 
     def check(self, idx):
         if not 0 <= idx[0] < self.dims[0]:
-            raise SimTrap(f"out of bounds: {_index_text(self.name, idx)} (size {self.dims[0]})", "memory")
+            raise SimTrap(f"out of bounds: {self.name}[{_ll(idx[0])}] (size {self.dims[0]})", "memory")
+
+    def check_lane(self, j):
+        if not 0 <= j < self.lanes:
+            raise SimTrap(f"out of bounds: {self.name} lane[{_ll(j)}] (size {self.lanes})", "memory")
 
     def get(self, A, idx):
         self.check(idx)
@@ -618,15 +672,14 @@ class _GroupAccess:
             shift += w
 
     def get_lane(self, A, idx, j):
-        v = self.get(A, idx)
-        if not 0 <= j < self.lanes:
-            raise SimTrap(f"out of bounds: {_index_text(self.name, idx + (j,))} (size {self.lanes})", "memory")
-        return v[j]
+        self.check(idx)
+        self.check_lane(j)
+        return self.get(A, idx)[j]
 
     def put_lane(self, A, idx, j, x):
+        self.check(idx)
+        self.check_lane(j)
         v = self.get(A, idx)
-        if not 0 <= j < self.lanes:
-            raise SimTrap(f"out of bounds: {_index_text(self.name, idx + (j,))} (size {self.lanes})", "memory")
         v[j] = x
         self.put(A, idx, v)
 
@@ -635,15 +688,20 @@ def _hex(v: int) -> str:
     return hex(v)
 
 
-def _vget(v: list, j: int, text: str):
+def _ll(v: int) -> int:
+    """An index as messages print it: its 64-bit pattern read as signed (C's %lld)."""
+    return ((v + (1 << 63)) & 0xFFFFFFFFFFFFFFFF) - (1 << 63)
+
+
+def _vget(v: list, j: int):
     if not 0 <= j < len(v):
-        raise SimTrap(f"out of bounds: {text}[{j}] (size {len(v)})", "memory")
+        raise SimTrap(f"out of bounds: vector lane[{_ll(j)}] (size {len(v)})", "memory")
     return v[j]
 
 
-def _vset(v: list, j: int, x, text: str) -> None:
+def _vset(v: list, j: int, x) -> None:
     if not 0 <= j < len(v):
-        raise SimTrap(f"out of bounds: {text}[{j}] (size {len(v)})", "memory")
+        raise SimTrap(f"out of bounds: vector lane[{_ll(j)}] (size {len(v)})", "memory")
     v[j] = x
 
 
@@ -660,7 +718,8 @@ _RUNTIME = {
     "_clz": _clz, "_ctz": _ctz, "_popcount": _popcount, "_clamp": _clamp, "_sext": _sext,
     "_r32": _r32, "_fdiv": _fdiv, "_fma": _fma, "_ldexp": _ldexp, "_isinf": _isinf, "_isnan": _isnan, "_INF": _INF,
     "_NAN": _NAN, "_vget": _vget, "_vset": _vset, "_fold": _fold, "_fail": _fail, "_num": _num,
-    "_exp": _exp, "_log": _log, "_sqrt": _sqrt, "_recip": _recip, "_tanh": math.tanh, "_erf": math.erf,
+    "_exp": _exp, "_log": _log, "_sqrt": _sqrt, "_recip": _recip, "_tanh": _tanh, "_erf": _erf,
+    "_fmin": _fmin, "_fmax": _fmax,
 }
 
 
@@ -874,10 +933,10 @@ class _Gen:
                 self.emit(f"{py} = {'list(' + code + ')' if isinstance(t, VecT) and self.may_alias(s.value) else code}")
                 return
             value = self.coerce(s.value, self.T(target))
-            self.emit(f"_vset({py}, {self.ex(path[0])}, {value}, {name!r})")
+            self.emit(f"_vset({py}, {self.ex(path[0])}, {value})")
             return
         if name == "pc" and not path:
-            self.emit(f"m.cur_pc = {self.coerce(s.value, self.cc.pc_type)}")
+            self.emit(f"m.next_pc = {self.coerce(s.value, self.cc.pc_type)}")
             self.emit("m.jumped = True")
             return
         acc = self.cc.access[name]
@@ -987,7 +1046,7 @@ class _Gen:
             if len(path) == ndims:
                 return f"{a}.get(A, {idx})"
             return f"{a}.get_lane(A, {idx}, {self.ex(path[ndims])})"
-        return f"_vget({self.ex(e.base)}, {self.ex(e.index)}, {show(e.base)!r})"
+        return f"_vget({self.ex(e.base)}, {self.ex(e.index)})"
 
     def x_Slice(self, e: ir.Slice) -> str:
         t = self.T(e.base)
@@ -995,7 +1054,7 @@ class _Gen:
         try:
             hi, lo = self.static(e.hi), self.static(e.lo)
         except _NotStatic:
-            return f"_slice({base}, {self.ex(e.hi)}, {self.ex(e.lo)}, {t.bits})"
+            return self.wrap(f"_slice({base}, {self.ex(e.hi)}, {self.ex(e.lo)}, {t.bits})", self.T(e))
         return f"((({base}) >> {lo}) & {(1 << (hi - lo + 1)) - 1:#x})"
 
     def static(self, e: ir.Expr) -> int:
@@ -1091,15 +1150,11 @@ class _Gen:
         # floats
         rf = self.rnd("X", t) if isinstance(t, FloatT) else "X"
         if op == "sum":
-            init = self.lit(self.cc.tp.rounder(t)(0.0)) if isinstance(t, FloatT) else "0.0"
-            return f"_fold(lambda a, b: {rf.replace('X', '(a + b)')}, {init}, {items})"
+            return f"_fold(lambda a, b: {rf.replace('X', '(a + b)')}, 0.0, {items})"
         if op == "prod":
-            init = self.lit(self.cc.tp.rounder(t)(1.0)) if isinstance(t, FloatT) else "1.0"
-            return f"_fold(lambda a, b: {rf.replace('X', '(a * b)')}, {init}, {items})"
+            return f"_fold(lambda a, b: {rf.replace('X', '(a * b)')}, 1.0, {items})"
         if op in ("max", "min"):
-            start = -_INF if op == "max" else _INF
-            init = self.lit(self.cc.tp.rounder(t)(start)) if isinstance(t, FloatT) else self.lit(start)
-            return f"_fold(_num.f{op}, {init}, {items})"
+            return f"_fold(_f{op}, {'-_INF' if op == 'max' else '_INF'}, {items})"
         raise TypeError(f"'{op}' reduction of {t}")
 
     # -- calls
@@ -1125,12 +1180,12 @@ class _Gen:
     def c_min(self, e):
         t = self.T(e)
         a, b = self._args_as(e, t)
-        return f"_num.fmin({a}, {b})" if is_float(t) else f"min({a}, {b})"
+        return f"_fmin({a}, {b})" if is_float(t) else f"min({a}, {b})"
 
     def c_max(self, e):
         t = self.T(e)
         a, b = self._args_as(e, t)
-        return f"_num.fmax({a}, {b})" if is_float(t) else f"max({a}, {b})"
+        return f"_fmax({a}, {b})" if is_float(t) else f"max({a}, {b})"
 
     def c_abs(self, e):
         t = self.T(e)
@@ -1214,8 +1269,8 @@ class _Gen:
         return self.store(e)
 
     def _mx(self, e) -> str:
-        elem = self.cc.mxs[e.args[0].id][0]
-        return self.const(numeric_format(self.cc.floats[elem]), "MX_" + e.args[0].id)
+        """The element format of an mx format (kcgen.numeric.Format), as a constant."""
+        return self.const(self.cc.mx_elem(e.args[0].id), "MX_" + e.args[0].id)
 
     def c_mx_decode(self, e):
         u8 = IntT(False, 8)
@@ -1270,6 +1325,7 @@ class Compiled:
             self.access[name] = _GroupAccess(self.tp, name, g.count, g.type, parts, self.access)
         self._loaders: dict = {}
         self._storers: dict = {}
+        self._mx: dict = {}
         self._functions_done: set[str] = set()
         self.dis = Disassembler(spec)
         isa = spec.isa
@@ -1301,6 +1357,11 @@ class Compiled:
         self.ns[name] = obj
         self._names[key] = name
         return name
+
+    def mx_elem(self, mx: str):
+        if mx not in self._mx:
+            self._mx[mx] = numeric_format(self.floats[self.mxs[mx][0]])
+        return self._mx[mx]
 
     def loader(self, acc: _Access, t: Type):
         key = (acc.name, t)
@@ -1383,17 +1444,13 @@ class Compiled:
         return code
 
 
-_CACHE: dict[int, tuple] = {}
-
-
 def compiled(spec: Spec) -> Compiled:
-    """The compiled reference semantics of a Spec (built on first use, kept while the Spec lives)."""
-    hit = _CACHE.get(id(spec))
-    if hit is not None and hit[0]() is spec:
-        return hit[1]
-    cc = Compiled(spec)
-    key = id(spec)
-    _CACHE[key] = (weakref.ref(spec, lambda _r, key=key: _CACHE.pop(key, None)), cc)
+    """The compiled reference semantics of a Spec: built on first use and kept on the Spec object
+    (so it lives exactly as long as the Spec)."""
+    cc = spec.__dict__.get("_kcgen_pyref")
+    if cc is None or cc.spec is not spec:
+        cc = Compiled(spec)
+        spec.__dict__["_kcgen_pyref"] = cc
     return cc
 
 
@@ -1428,8 +1485,9 @@ class RefMachine:
         self.counts: Counter = Counter()
         self.status: Optional[str] = None  # None while the machine can run
         self.trap: Optional[Trap] = None
-        # per-instruction state the generated code uses
-        self.cur_pc = self.pc
+        # per-instruction state the generated code uses: reads of pc give cur_pc (the address of the
+        # instruction or bundle) even after a write; a write sets next_pc
+        self.cur_pc = self.next_pc = self.pc
         self.jumped = False
         self.halted = False
 
@@ -1533,11 +1591,12 @@ class RefMachine:
                 self.status = "halted"
                 return self.status
             if self._lo <= pc < self._hi:
-                return self._stop(pc, None, f"pc {pc:#x} is not on an instruction boundary", "illegal")
-            return self._stop(pc, None, f"pc {pc:#x} is outside the program", "illegal")
+                return self._stop(pc, None, f"pc {pc:#x} is not at the start of an instruction", "pc")
+            return self._stop(pc, None, f"pc {pc:#x} is outside the program", "pc")
         if insn.ops is None:
-            return self._stop(pc, insn.line, f"illegal instruction {insn.word:#0{2 + 2 * insn.size}x}", "illegal")
+            return self._stop(pc, insn.line, f"illegal instruction {insn.word:#x}", "illegal")
         self.cur_pc = pc
+        self.next_pc = pc + insn.size
         self.jumped = False
         self.halted = False
         A = self.arrays
@@ -1551,21 +1610,21 @@ class RefMachine:
         except Exception as exc:  # a bug of the interpreter, not of the program: still never raise out
             return self._stop(pc, insn.line, f"internal error: {type(exc).__name__}: {exc}", "internal")
         self.steps += 1
-        self.pc = self.code.wrap_pc(self.cur_pc if self.jumped else pc + insn.size)
+        self.pc = self.code.wrap_pc(self.next_pc)
         if self.halted:
             self.status = "halted"
             return self.status
         return None
 
     def run(self, max_steps: int = 1_000_000) -> RunResult:
-        """Run until halt, trap, or max_steps more instructions (status 'budget'; run() resumes)."""
-        done = 0
-        while self.status is None:
-            if self.pc == self._hi and self.pc not in self._text:
-                self.status = "halted"
+        """Run until halt, trap, or max_steps steps (status 'budget'; another run() resumes).
+
+        As in the C simulator, a step is one attempt to fetch and execute: reaching the end of
+        the text is noticed by the step after the last instruction, so a program of n
+        instructions run with max_steps=n ends with 'budget' (and a further run() with 'halted')."""
+        before = Counter(self.counts)
+        for _ in range(max_steps):
+            if self.step() is not None:
                 break
-            if done >= max_steps:
-                return RunResult("budget", self.steps, None, dict(self.counts))
-            self.step()
-            done += 1
-        return RunResult(self.status, self.steps, self.trap, dict(self.counts))
+        counts = {k: v - before[k] for k, v in self.counts.items() if v != before[k]}
+        return RunResult(self.status or "budget", self.steps, self.trap, counts)
