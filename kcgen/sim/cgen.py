@@ -195,6 +195,8 @@ class CGen:
         t = sc.type
         if isinstance(t, FloatT) and not sc.fmt.native:
             return f"({sc.ctype})kc_pack_{t.name}({value})"
+        if isinstance(t, FloatT):  # NaNs are stored canonical: their payload is not architectural
+            return f"kc_canon_{'f32' if sc.fmt.native == 'float' else 'f64'}({value})"
         return f"({sc.ctype})({value})"
 
     # ---- expressions ---------------------------------------------------------------------------------
@@ -301,8 +303,9 @@ class CGen:
         if not (isinstance(ix, ir.Name) and ix.id in self.body.operands and ix.id not in self.locals):
             return False
         spec = self.insn_operands.get(ix.id)
+        bits = self.field_bits.get(ix.id, 0)  # what the decoder can deliver: the field's width
         return spec is not None and spec.kind == "reg" and spec.regfile == st.name and \
-            spec.offset + (1 << spec.width) <= st.shape[0]
+            spec.offset + (1 << bits) <= st.shape[0]
 
     def group_access(self, name: str, path) -> _Access:
         g = self.L.groups[name]
@@ -541,9 +544,9 @@ class CGen:
         if isinstance(t, FloatT):
             fmt = self.L.floats[t.name]
             if fmt.native == "float":
-                return f"(uint64_t)kc_f32_bits((float)({code}))"
+                return f"(uint64_t)kc_f32_bits(kc_canon_f32({code}))"
             if fmt.native == "double":
-                return f"kc_f64_bits({code})"
+                return f"kc_f64_bits(kc_canon_f64({code}))"
             return f"kc_pack_{t.name}({code})"
         return f"((uint64_t)({code}) & {self.mask(t)})"
 
@@ -627,6 +630,10 @@ class CGen:
             v = self.expr(s.value, tt)
             return [f"{ind}(({sc.ctype} *){self.locals[root.id]}.b)[{idx}] = {self.store_scalar(v, sc)};"]
         value = self.expr(s.value, tt)
+        if not isinstance(tt, VecT):  # evaluate the value (and its traps) whether or not the write happens
+            v = self.tmp("v")
+            self.pre.append(f"{comp_ctype(tt)} {v} = {value};")
+            value = v
         acc = self.access(target)
         out = []
         if isinstance(root, ir.Name) and root.id in self.L.groups and acc.index:
@@ -751,7 +758,10 @@ class CGen:
                "static inline uint32_t kc_f32_bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }",
                "static inline float kc_bits_f32(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }",
                "static inline uint64_t kc_f64_bits(double f) { uint64_t u; memcpy(&u, &f, 8); return u; }",
-               "static inline double kc_bits_f64(uint64_t u) { double f; memcpy(&f, &u, 8); return f; }"]
+               "static inline double kc_bits_f64(uint64_t u) { double f; memcpy(&f, &u, 8); return f; }",
+               "/* a NaN written to storage (or bitcast) is the positive quiet NaN with no payload */",
+               "static inline float kc_canon_f32(double x) { return x != x ? kc_bits_f32(0x7fc00000u) : (float)x; }",
+               "static inline double kc_canon_f64(double x) { return x != x ? kc_bits_f64(UINT64_C(0x7ff8000000000000)) : x; }"]
         for name, f in self.L.floats.items():
             out.append(f"static const kc_fmt F_{name} __attribute__((unused)) = {{ .exp = {f.exp}, .man = {f.man}, "
                        f".bias = {f.bias}, .finite = {int(f.finite)}, .is_unsigned = {int(f.unsigned)}, "
@@ -971,7 +981,7 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
         out = []
         for fn in self.spec.isa.functions:
             self.body = type_function(self.spec, fn)
-            self.operand_index, self.insn_operands = {}, {}
+            self.operand_index, self.insn_operands, self.field_bits = {}, {}, {}
             self.locals = {p.name: f"p_{c_ident(p.name)}" for p in fn.params}
             params = "".join(f", {comp_ctype(self.spec.context.resolve_type(p.type))} p_{c_ident(p.name)}" for p in fn.params)
             rt = self.spec.context.resolve_type(fn.result)
@@ -987,6 +997,7 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
             e = self.encs[name]
             self.body: TypedBody = type_instruction(self.spec, name)
             self.insn_operands = e.insn.operands
+            self.field_bits = {b.operand.name: b.field.value_width for b in e.bindings}
             self.operand_index = {op: k for k, op in enumerate(e.insn.operands)}
             self.locals = {}
             self._tmp = 0
