@@ -272,7 +272,7 @@ class Assembler:
         self.nops = slot_nops(spec, self.encs)
         self.hwloop = isa.hwloop
         self.const_reloc_rx = _CONST_RELOC
-        self._fast_lane = True  # private switch: False sends every line through the general path (tests)
+        self._fast_lane = True  # private switch: False sends every line through the generic path (tests)
         self.lanes, self.lane_guard = self._lanes()
         self.value_lanes = self._lanes(values=True)[0] if self.lanes else {}
         self.loop_depth = spec.params_eval(isa.hwloop.depth) if isa.hwloop and isa.hwloop.depth is not None else None
@@ -294,7 +294,7 @@ class Assembler:
 
     def _lanes(self, values: bool = False) -> tuple[dict, object]:
         """The line lanes (kcgen.asm.fastpath) by mnemonic, and a search for the characters that
-        keep a line off them (comments, labels, quotes): such lines need the general reader.
+        keep a line off them (comments, labels, quotes): such lines need the generic path.
         `values`: lanes that return what the source map records instead of bytes."""
         if self.bundles or self.bundle_sep or not all(self.comments):
             return {}, None
@@ -392,7 +392,7 @@ class _Run:
         for no, raw in enumerate(lines, 1):
             if lanes and guard(raw) is None:
                 # A whole line `mnemonic operands` (no label, comment or string): its lane encodes
-                # it straight into the section, or says None and the general reader takes it.
+                # it straight into the section, or says None and the generic path takes it.
                 stmt = raw.strip()
                 if not stmt:
                     continue
@@ -404,7 +404,7 @@ class _Run:
                         section = self.section
                         offset = sizes[section]
                         buf = bufs[section]
-                        if len(buf) < offset:  # general items before this one are written in pass 2
+                        if len(buf) < offset:  # items of the generic path before this one are written in pass 2
                             buf.extend(bytes(offset - len(buf)))
                         buf += data
                         sizes[section] = offset + len(data)
@@ -1215,7 +1215,7 @@ class _Run:
 
 
 def _records(asm: Assembler, lines: list[str], bases: dict, general: list, laned: dict) -> list:
-    """Program.records: the instructions the general path placed and those of laned lines (read
+    """Program.records: the instructions the generic path placed and those of laned lines (read
     again by the value lanes), in source order."""
     out = [(address, size, tuple((op.enc.name, op.final) for op in ops), line, text)
            for address, size, ops, line, text in general]

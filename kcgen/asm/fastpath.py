@@ -147,7 +147,7 @@ def _build(name: str, lines: list[str], scope: dict, filename: str) -> Callable:
 # what pass 2 does with the op (the generated encoder). None means "let the generic path do it",
 # from scratch: a lane has no side effects, so every diagnostic comes from the generic path.
 
-_MISS = -1  # a form's operands do not match it: the next form may (a matched form returns bytes or None)
+_MISS = object()  # a form's operands do not match it: the next form may (a matched form returns bytes or None)
 
 
 def compile_lane(mnemonic: str, forms: list, asm, values: bool = False) -> Optional[Callable]:
@@ -179,14 +179,14 @@ def compile_lane(mnemonic: str, forms: list, asm, values: bool = False) -> Optio
         lines += body
     else:
         for k, form in enumerate(forms):
-            body = _form_lines(form, k, asm, scope, order, "    ", f"return {_MISS}", values)
+            body = _form_lines(form, k, asm, scope, order, "    ", "return MISS", values)
             if body is None:
                 return None
             fn = _build("form", ["def form(p, n):", f"    # {form.name}: {form.template.text}"] + body, dict(scope),
                         f"<lane form {form.name}>")
             scope[f"form{k}"] = fn
             lines += [f"    b = form{k}(p, n)",
-                      f"    if b is not {_MISS}:",
+                      "    if b is not MISS:",
                       "        return b  # the first form that matches decides, as in the generic path"]
         lines.append("    return None")
     fn = _build("lane", lines, scope, f"<lane {mnemonic}>")
@@ -196,7 +196,7 @@ def compile_lane(mnemonic: str, forms: list, asm, values: bool = False) -> Optio
 
 
 def _lane_scope(asm) -> dict:
-    return {"regnames": asm.regnames, "enums": asm.enum_values, "number": parse_number}
+    return {"regnames": asm.regnames, "enums": asm.enum_values, "number": parse_number, "MISS": _MISS}
 
 
 def _form_lines(form, k: int, asm, scope: dict, order: str, ind: str, miss: str,

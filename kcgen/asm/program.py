@@ -40,7 +40,7 @@ class Program:
     symbols: dict[str, int]
     globals: set[str]
     source_map: Callable[[], list] = field(repr=False, compare=False)  # builds `records`, once, when asked
-    entry: int = 0
+    entry: int
     endian: str = "little"
     warnings: list = field(default_factory=list)
 
