@@ -356,7 +356,9 @@ class _Run:
         self.sizes: dict[str, int] = {".text": 0}
         self.aligns: dict[str, int] = {".text": 1}
         self.items: list[_Item] = []
-        self.symbols: dict[str, _Symbol] = {}
+        self.symbols: dict[str, _Symbol] = {}  # the latest definition of each
+        self.history: dict[str, list[_Symbol]] = {}  # every definition of a symbol redefined by .set/.equ
+        self.symbol_uses = 0  # values taken from symbols in pass 1 (a statement that took one is not memoized)
         self.locals: dict[int, list[tuple[int, str, int]]] = {}  # n -> [(seq, section, offset)]
         self.globals: set[str] = set()
         self.loops: list[tuple[int, int]] = []  # open hardware loops: (line, col)
@@ -523,13 +525,15 @@ class _Run:
                         self.a.remember(stmt, [(enc, values, form, op.word, op.final)])
                     return [op]
         failures = []
+        uses = self.symbol_uses
         for form in forms:
             result = self.match(form, pieces, op_col)
             if not isinstance(result, _Fail):
                 values, cols, texts = result
                 if form.pseudo is not None:
                     ops = self.expand(form, values, cols, texts, col, depth)
-                    if ops and depth == 0 and all(v.__class__ is int for op in ops for v in op.values.values()):
+                    if ops and depth == 0 and self.symbol_uses == uses and all(
+                            v.__class__ is int for op in ops for v in op.values.values()):
                         self.a.remember(stmt, [(op.enc, op.values, None, op.word, op.final) for op in ops])
                     return ops
                 return [self.make_op(form, values, cols, (stmt, col, form))]
@@ -654,6 +658,7 @@ class _Run:
             known = self.symbols.get(text)
             if spec.kind == "imm" and known is not None and known.section is None and isinstance(known.value, int):
                 values[op.name] = known.value  # an earlier .equ: a value already, as GNU as sees it
+                self.symbol_uses += 1
             else:
                 values[op.name] = ("sym", text, 0)  # the common label operand, without the expression parser
             return None
@@ -845,6 +850,7 @@ class _Run:
     def pass1_symbol(self, name: str, col: int) -> int:
         s = self.symbols.get(name)
         if s is not None and s.section is None and isinstance(s.value, int):
+            self.symbol_uses += 1
             return s.value
         raise _Unknown(name, col)
 
@@ -924,14 +930,17 @@ class _Run:
         except ExprError as exc:
             self.error(vcol + exc.column, str(exc))
             return
-        if name in self.symbols and self.symbols[name].section is not None:
-            self.error(col, f"'{name}' is already a label (line {self.symbols[name].line})")
+        before = self.symbols.get(name)
+        if before is not None and before.section is not None:
+            self.error(col, f"'{name}' is already a label (line {before.line})")
             return
         try:
             value = eval_expr(node, self.pass1_symbol, _no_local, self.sizes[self.section], _no_reloc)
         except (_Unknown, ExprError):
             value = node  # resolved in pass 2
         self.symbols[name] = _Symbol(None, value, self.line_no, col)
+        if before is not None:  # a redefinition: earlier uses keep the value then in force (GNU as)
+            self.history.setdefault(name, [before]).append(self.symbols[name])
 
     # ---- pass 2 --------------------------------------------------------------------------------------------
     def pass2(self) -> Program:
@@ -999,31 +1008,45 @@ class _Run:
         return Program(self.path, sections, symbols, self.globals, lambda: _records(a, lines, bases, placed, laned),
                        bases[".text"], self.a.endian)
 
-    def symbol_value(self, name: str, col: int, line: Optional[int] = None, stack=()) -> Optional[int]:
-        if name in self.resolved:
-            return self.resolved[name]
-        s = self.symbols.get(name)
+    def in_force(self, name: str, line: int) -> Optional[_Symbol]:
+        """The definition of `name` that a use on `line` sees: the last one before that line, or
+        the first one for a use before any (a forward reference)."""
+        versions = self.history.get(name)
+        if versions is None:
+            return self.symbols.get(name)
+        earlier = [s for s in versions if s.line < line]
+        return earlier[-1] if earlier else versions[0]
+
+    def symbol_value(self, name: str, col: int, line: Optional[int] = None, stack=(),
+                     s: Optional[_Symbol] = None) -> Optional[int]:
+        """The value of a definition of `name` (default: the latest, for the symbol table)."""
+        latest = self.symbols.get(name)
+        s = s or latest
         if s is None:
             return None
+        key = name if s is latest else (name, s.line)
+        if key in self.resolved:
+            return self.resolved[key]
         if s.section is not None:
             v = self.bases[s.section] + s.value
         elif isinstance(s.value, int):
             v = s.value
         else:
-            if name in stack:
+            if key in stack:
                 self.error(s.col, f"symbol '{name}' is defined in terms of itself", s.line)
                 return None
             try:
-                v = eval_expr(s.value, lambda n, c: self.lookup(n, c, s.line, stack + (name,)), _no_local, 0, _no_reloc)
+                v = eval_expr(s.value, lambda n, c: self.lookup(n, c, s.line, stack + (key,)), _no_local, 0, _no_reloc)
             except (_Undefined, ExprError) as exc:
                 if isinstance(exc, ExprError):
                     self.error(s.col, str(exc), s.line)
                 return None
-        self.resolved[name] = v
+        self.resolved[key] = v
         return v
 
     def lookup(self, name: str, col: int, line: int, stack=()) -> int:
-        v = self.symbol_value(name, col, line, stack)
+        s = self.in_force(name, line)
+        v = self.symbol_value(name, col, line, stack, s) if s is not None else None
         if v is None:
             if name not in self.symbols:
                 hint = did_you_mean(name, self.symbols)
@@ -1118,7 +1141,7 @@ class _Run:
             elif v[0] == "pcoff":
                 out[k] = address + (item.size if self.a.pcrel_next else 0) + v[1]
             elif v[0] == "sym":
-                n = self.resolved.get(v[1])
+                n = self.resolved.get(v[1]) if v[1] not in self.history else None
                 if n is None:
                     return None
                 out[k] = n

@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kcgen.asm import AsmError, Program
+from kcgen.asm import AsmError, Assembler, Program
 
-from .common import FIXTURES, ROOT, assembler, disassembler, ops_of
+from .common import FIXTURES, ROOT, assembler, disassembler, ops_of, spec
 
 
 def asm(text: str, isa: str = "rv32i_mini") -> Program:
@@ -116,11 +116,38 @@ end:
     assert p.symbols["N"] == 7 and p.symbols["M"] == 3 and p.symbols["SIZE"] == 8
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: .set redefinition: every use sees the last value; GNU as uses the "
-                                       "value in force at that point (3 then 4)")
 def test_set_may_redefine_a_symbol_and_uses_see_the_value_at_that_point():
     p = asm(".set X, 3\n.word X\n.set X, 4\n.word X\n")
     assert p.words(4) == [3, 4]
+
+
+def test_set_redefinition_in_expressions_operands_and_the_symbol_table():
+    p = asm("""\
+    .word X + 1, Y
+    .set X, 3
+    .word X, Y
+    li a0, X
+    addi a1, a1, X
+    .set X, X + 10
+    .word X, Y, X * 2
+    li a0, X
+    addi a1, a1, X
+    .set Y, X
+    .set X, lab
+lab: .word X, Y
+""")
+    # A use before any definition sees the first (GNU as); Y = X in force at its own line (13).
+    assert p.words(4) == [4, 13, 3, 13, 0x300513, 0x358593, 13, 13, 26, 0xD00513, 0xD58593, 44, 13]
+    assert p.symbols["X"] == 44 and p.symbols["Y"] == 13
+
+
+def test_symbol_values_are_not_remembered_across_redefinitions_or_files():
+    # The statement memo must not keep `li a0, N` with N's value of an earlier line or file.
+    a = Assembler(spec("rv32i_mini"))
+    p = a.assemble(".set N, 3\nli a0, N\n.set N, 4\nli a0, N\n", "one.s")
+    assert [ops_of(x)[0][1]["imm"] for x in p.placed] == [3, 4]
+    p = a.assemble(".equ N, 7\nli a0, N\n", "two.s")
+    assert [ops_of(x)[0][1]["imm"] for x in p.placed] == [7]
 
 
 # ---- data directives ---------------------------------------------------------------------------------------------
