@@ -532,11 +532,20 @@ class CGen:
     def b_bitcast(self, e, t):
         st = self.body.type(e.args[0])
         x = self.expr(e.args[0])
-        if isinstance(st, VecT) or isinstance(t, VecT):
-            if isinstance(st, VecT) and isinstance(t, VecT):
-                self.vec_sizes.add(t.bits // 8)
-                return f"(*(const kcv{t.bits // 8} *)&({x}))" if st.bits == t.bits else x
-            raise Unsupported("bitcast between a vector and a scalar")
+        if isinstance(st, VecT) and isinstance(t, VecT):
+            self.vec_sizes.add(t.bits // 8)
+            return f"(*(const kcv{t.bits // 8} *)&({x}))" if st.bits == t.bits else x
+        if isinstance(st, VecT):  # a vector's bytes as one scalar (lane 0 in the low bits)
+            holder, raw = self.tmp("v"), self.tmp("raw")
+            self.pre.append(f"kcv{st.bits // 8} {holder} = {x}; uint64_t {raw} = 0; "
+                            f"memcpy(&{raw}, {holder}.b, {st.bits // 8});")
+            return self.from_bits(raw, t)
+        if isinstance(t, VecT):  # a scalar's bits spread over the lanes
+            self.vec_sizes.add(t.bits // 8)
+            holder, raw = self.tmp("v"), self.tmp("raw")
+            self.pre.append(f"kcv{t.bits // 8} {holder}; uint64_t {raw} = {self.bits_of(x, st)}; "
+                            f"memcpy({holder}.b, &{raw}, {t.bits // 8});")
+            return holder
         bits = self.bits_of(x, st)
         return self.from_bits(bits, t)
 
@@ -568,7 +577,7 @@ class CGen:
         k = t.bits // st.elem.type.bits
         addr = self.tmp("a")
         self.pre.append(f"uint64_t {addr} = kc_span(s, (uint64_t)({self.expr(e.args[2], IntLitT())}), {k}, "
-                        f"{st.shape[0]}, {min(k, st.align)}, {c_string(mem)});")
+                        f"{st.shape[0]}, {min(k, st.align)}, {c_string(mem)}, {c_string(f'load({mem}, {t}')});")
         nbytes = t.bits // 8
         raw = self.tmp("raw")
         self.pre.append(f"uint64_t {raw} = 0; memcpy(&{raw}, s->{st.cname} + {addr}, {nbytes});")
@@ -578,7 +587,8 @@ class CGen:
 
     def b_mx_decode(self, e, t):
         elem = self.L.mxs[e.args[0].id][0]
-        return f"kc_mx_decode(&F_{elem}, (uint8_t)({self.expr(e.args[1])}), (uint8_t)({self.expr(e.args[2])}))"
+        value = f"kc_mx_decode(&F_{elem}, (uint8_t)({self.expr(e.args[1])}), (uint8_t)({self.expr(e.args[2])}))"
+        return self.round(value, t)  # an f32, as the language types it
 
     def b_mx_scale(self, e, t):
         elem = self.L.mxs[e.args[0].id][0]
@@ -713,7 +723,7 @@ class CGen:
             self.pre = []
             bits = self.tmp("bits")
             out = pre + [f"{ind}uint64_t {addr} = kc_span(s, (uint64_t)({self.expr(call.args[2], IntLitT())}), {k}, "
-                         f"{st.shape[0]}, {min(k, st.align)}, {c_string(mem)});"]
+                         f"{st.shape[0]}, {min(k, st.align)}, {c_string(mem)}, {c_string(f'store({mem}, {t}')});"]
             out = [ind + p for p in self.pre] + out
             self.pre = []
             out += [f"{ind}uint64_t {bits} = {self.bits_of(value, t)};",
@@ -901,12 +911,14 @@ static inline uint64_t kc_idx(kc_s *restrict s, uint64_t i, uint64_t n, const ch
     if (i >= n) kc_fail(s, KC_TRAP_MEMORY, "out of bounds: %s[%lld] (size %llu)", what, (long long)i, (unsigned long long)n);
     return i;
 }}
-static inline uint64_t kc_span(kc_s *restrict s, uint64_t a, uint64_t k, uint64_t n, uint64_t align, const char *what) {{
+/* a load/store of k elements at a: in bounds, and aligned to min(k, the memory's align); `op` is
+   "load(MEM, T" or "store(MEM, T" for the message */
+static inline uint64_t kc_span(kc_s *restrict s, uint64_t a, uint64_t k, uint64_t n, uint64_t align, const char *what,
+                               const char *op) {{
     if (a >= n || n - a < k)
         kc_fail(s, KC_TRAP_MEMORY, "out of bounds: %s[%lld..%lld] (size %llu)", what, (long long)a,
                 (long long)(a + k - 1), (unsigned long long)n);
-    if (a & (align - 1)) kc_fail(s, KC_TRAP_MISALIGNED, "misaligned access to %s at %#llx (%llu elements)", what,
-                                 (unsigned long long)a, (unsigned long long)k);
+    if (a & (align - 1)) kc_fail(s, KC_TRAP_MISALIGNED, "misaligned %s, %#llx)", op, (unsigned long long)a);
     return a;
 }}
 static inline KC_HOT void kc_need(kc_s *restrict s, uint64_t ready) {{ if (ready > s->t_need) s->t_need = ready; }}
@@ -1084,9 +1096,9 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
         P = self.P
         order = "little" if (self.spec.isa.endian or "little") == "little" else "big"
         widths = sorted({e.width for e in self.encs.values() if not e.slot})
-        granule = min([w // 8 for w in widths] + [fmt.width // 8 for fmt in self.bundles] or [self.spec.word // 8])
-        for fmt in self.bundles:
-            granule = _gcd(granule, fmt.width // 8)
+        granule = self.spec.word // 8  # an undecodable word is skipped as one ISA word
+        for size in [w // 8 for w in widths] + [fmt.width // 8 for fmt in self.bundles]:
+            granule = _gcd(granule, size)
         self.granule = granule
         read = ["static unsigned __int128 kc_word(const uint8_t *p, uint64_t n) {",
                 "    unsigned __int128 w = 0;",

@@ -126,6 +126,7 @@ class Store:
     zero: frozenset = frozenset()  # hard-wired zero registers
     init: Optional[int | float] = None  # state's initial value
     base: int = 0  # memories: address of element 0
+    placed: bool = False  # memories: declares `base`, so programs' sections may be loaded into it
     align: int = 1  # memories: the largest alignment load/store enforce
 
     @property
@@ -204,7 +205,7 @@ def layout(spec: Spec) -> Layout:
         base = spec.params_eval(m.base) if m.base is not None else 0
         align = spec.params_eval(m.align) if m.align is not None else 1
         stores[m.name] = Store("mem", m.name, (size,), scalar_storage(t, floats), t, m.readonly,
-                               base=base, align=align)
+                               base=base, align=align, placed=m.base is not None)
     return Layout(spec, floats, mx_formats(spec), stores, groups, spec.context.pc_type)
 
 

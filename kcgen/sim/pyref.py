@@ -56,6 +56,7 @@ I64 = IntT(True, 64)
 F32 = FloatT("f32", 32)
 _INF = math.inf
 _NAN = math.nan
+_NAN_CANON = struct.unpack("<d", struct.pack("<Q", 0x7FF8000000000000))[0]  # positive, no payload
 _LITTLE = sys.byteorder == "little"
 
 
@@ -419,10 +420,11 @@ class _Types:
             fn = lambda v: 1 if v else 0  # noqa: E731
         elif isinstance(t, FloatT):
             native = self.floats[t.name].native
+            # a NaN's bits are the canonical quiet NaN (docs/simulator.md)
             if native == "float":
-                fn = lambda v: _U32S.unpack(_F32S.pack(v))[0]  # noqa: E731
+                fn = lambda v: 0x7FC00000 if v != v else _U32S.unpack(_F32S.pack(v))[0]  # noqa: E731
             elif native == "double":
-                fn = lambda v: _U64S.unpack(_F64S.pack(v))[0]  # noqa: E731
+                fn = lambda v: 0x7FF8000000000000 if v != v else _U64S.unpack(_F64S.pack(v))[0]  # noqa: E731
             else:
                 nf = numeric_format(self.floats[t.name])
                 fn = lambda v: _num.encode(nf, float(v))  # noqa: E731
@@ -523,7 +525,8 @@ class _Access:
         elif isinstance(elem.type, IntT):
             self.rd1, self.wr1, self.rdv = int, None, None
         elif elem.fmt is not None and elem.fmt.native:
-            self.rd1, self.wr1, self.rdv = float, None, None
+            self.rd1, self.rdv = float, None
+            self.wr1 = lambda v: _NAN_CANON if v != v else v  # a stored NaN is the canonical quiet NaN
         else:
             dec, enc = tp.from_bits(elem.type), tp.to_bits(elem.type)
             self.rd1 = lambda x: dec(int(x))
@@ -1504,7 +1507,7 @@ class RefMachine:
     # -- loading
     def load(self, program) -> None:
         """Copy the sections into the byte memories holding them; decode the text once."""
-        mems = [s for s in self.layout.stores.values() if s.kind == "mem" and s.type == IntT(False, 8)]
+        mems = [s for s in self.layout.stores.values() if s.kind == "mem" and s.placed and s.type == IntT(False, 8)]
         for sec in program.sections.values():
             if not sec.data:
                 continue

@@ -176,7 +176,8 @@ class Simulator:
 
     def _memory_for(self, base: int, size: int) -> Optional[str]:
         for name, st in self.layout.stores.items():
-            if st.kind == "mem" and st.elem.dtype == np.uint8 and st.base <= base and base + size <= st.base + st.shape[0]:
+            if st.kind == "mem" and st.placed and st.elem.dtype == np.uint8 and st.base <= base and \
+                    base + size <= st.base + st.shape[0]:
                 return name
         return None
 
