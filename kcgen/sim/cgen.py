@@ -96,6 +96,7 @@ class CGen:
         self.bundles = bundle_formats(spec)
         self.pcrel_next = pcrel_base(spec) == "next"
         self.vec_sizes: set[int] = set()
+        self.canon_formats: set[str] = set()  # float formats of vector lanes that get canonical NaNs
         self.timing = spec.isa.timing
         self.units = [u.name for u in self.timing.units] if self.timing and self.timing.model != "vliw" else []
         self.props = {p.name: spec.params_eval(p.value) for p in self.timing.props} if self.timing else {}
@@ -235,7 +236,7 @@ class CGen:
 
     def read(self, acc: _Access, t: Type) -> str:
         if isinstance(t, VecT):
-            return f"(*(const kcv{t.bits // 8} *)({acc.ptr}))"
+            return self.canon_vec(f"(*(const kcv{t.bits // 8} *)({acc.ptr}))", t)
         code = self.load_scalar(acc.ptr, acc.scalar)
         if acc.tracked:
             return f"(kc_need(s, s->b_{acc.store.name}[({acc.index}) >> {BLOCK_SHIFT}]), {code})"
@@ -255,6 +256,18 @@ class CGen:
         holder = self.tmp("v")
         self.pre.append(f"kcv{base_t.bits // 8} {holder} = {base};")
         return self.load_scalar(f"(({sc.ctype} *){holder}.b + {idx})", sc)
+
+    def canon_vec(self, code: str, t: VecT) -> str:
+        """A vector value with float lanes, NaN lanes made canonical (vector values are compared and
+        stored as bits, and a NaN's payload is not architectural)."""
+        if not isinstance(t.elem, FloatT):
+            return code
+        holder = self.tmp("cv")
+        size = t.bits // 8
+        self.vec_sizes.add(size)
+        self.pre.append(f"kcv{size} {holder} = {code}; kc_canon_lanes_{t.elem.name}({holder}.b, {t.count});")
+        self.canon_formats.add(t.elem.name)
+        return holder
 
     def L_scalar(self, t: Type) -> Scalar:
         from .layout import scalar_storage
@@ -534,7 +547,7 @@ class CGen:
         x = self.expr(e.args[0])
         if isinstance(st, VecT) and isinstance(t, VecT):
             self.vec_sizes.add(t.bits // 8)
-            return f"(*(const kcv{t.bits // 8} *)&({x}))" if st.bits == t.bits else x
+            return self.canon_vec(f"(*(const kcv{t.bits // 8} *)&({x}))", t)
         if isinstance(st, VecT):  # a vector's bytes as one scalar (lane 0 in the low bits)
             holder, raw = self.tmp("v"), self.tmp("raw")
             self.pre.append(f"kcv{st.bits // 8} {holder} = {x}; uint64_t {raw} = 0; "
@@ -545,7 +558,7 @@ class CGen:
             holder, raw = self.tmp("v"), self.tmp("raw")
             self.pre.append(f"kcv{t.bits // 8} {holder}; uint64_t {raw} = {self.bits_of(x, st)}; "
                             f"memcpy({holder}.b, &{raw}, {t.bits // 8});")
-            return holder
+            return self.canon_vec(holder, t)
         bits = self.bits_of(x, st)
         return self.from_bits(bits, t)
 
@@ -750,12 +763,30 @@ class CGen:
         out += self.state_c()
         out += self.prelude_c()
         out += [f"typedef struct {{ uint8_t b[{n}]; }} kcv{n};" for n in sorted(self.vec_sizes)] + [""]
+        out += self.canon_lanes_c()
         out += self.groups_c()
         out += fns
         out += bodies
         out += self.decoder_c()
         out += self.run_c()
         return "\n".join(out) + "\n"
+
+    def canon_lanes_c(self) -> list[str]:
+        out = []
+        for name in sorted(self.canon_formats):
+            f = self.L.floats[name]
+            sc = self.L_scalar(FloatT(name, f.width))
+            if f.native:
+                nan = "kc_bits_f32(0x7fc00000u)" if f.native == "float" else "kc_bits_f64(UINT64_C(0x7ff8000000000000))"
+                test, canon = "x != x", nan
+            else:
+                test, canon = f"isnan(kc_unpack_{name}(x))", f"({sc.ctype})kc_fmt_nan_code(&F_{name})"
+            out += [f"static inline void kc_canon_lanes_{name}(uint8_t *b, int n) {{",
+                    f"    for (int i = 0; i < n; i++) {{",
+                    f"        {sc.ctype} x; memcpy(&x, b + i * sizeof x, sizeof x);",
+                    f"        if ({test}) {{ x = {canon}; memcpy(b + i * sizeof x, &x, sizeof x); }}",
+                    "    }", "}"]
+        return out
 
     def formats_c(self) -> list[str]:
         """Each declared format: its kc_fmt, and round/pack/unpack with a fast path for normal numbers.
