@@ -31,6 +31,11 @@ _SYMBOL = re.compile(r"[A-Za-z_.$][\w.$]*")
 _LABEL = re.compile(r"\s*([A-Za-z_.$][\w.$]*|[0-9]+)\s*:(?!=)")
 _DATA_SIZES = {".byte": 1, ".half": 2, ".short": 2, ".hword": 2, ".2byte": 2, ".word": 4, ".long": 4, ".4byte": 4,
                ".int": 4, ".dword": 8, ".quad": 8, ".8byte": 8}
+_SPACE = (".zero", ".space", ".skip")
+# Directives that place bytes (GNU as names, implemented here or not): a dialect that lacks one is
+# offered a directive that places the same bytes, never a look-alike that does something else.
+_DATA_LIKE = frozenset(_DATA_SIZES) | frozenset(_SPACE) | {".float", ".double", ".ascii", ".asciz", ".string",
+                                                         ".fill", ".incbin"}
 
 
 class _Fail(NamedTuple):
@@ -38,6 +43,32 @@ class _Fail(NamedTuple):
     rank: int
     column: int
     message: str
+    gap: int = 0  # operand groups missing or too many (rank 2)
+    syntax: str = ""  # the form's syntax (rank 2: the message ends with it)
+    wrong_file: Optional[tuple[str, str, str, str]] = None  # (text, its file, operand, file the operand needs)
+
+
+def _best_failure(failures: list[_Fail]) -> tuple[int, str]:
+    """The column and message of the form that fits a line best: one whose operand count fits
+    over one whose count does not; then the one that matched the most operands (the furthest
+    column); then the lower rank, a register of the wrong file over other mistakes at that
+    operand, the nearest operand count. Forms that fail alike say so together: every register
+    file the operand would take, every syntax of that operand count."""
+    def key(f: _Fail):
+        return f.rank == 2, -f.column, f.rank, f.wrong_file is None, f.gap
+    best = min(failures, key=key)
+    tied = [f for f in failures if key(f) == key(best)]
+    if best.wrong_file is not None:
+        text, file = best.wrong_file[:2]
+        alike = [f.wrong_file for f in tied if f.wrong_file[:2] == (text, file)]
+        names = "/".join(dict.fromkeys(w[2] for w in alike))
+        files = " or ".join(dict.fromkeys(w[3] for w in alike))
+        return best.column, f"'{text}' is a register of {file}; {names} needs a register of {files}"
+    if best.rank == 2:
+        head = best.message[:-len(best.syntax) - 1]
+        syntaxes = dict.fromkeys(f.syntax for f in tied if f.message[:-len(f.syntax) - 1] == head)
+        return best.column, head + " or ".join(syntaxes) + ")"
+    return best.column, best.message
 
 
 class AsmError(IsaError):
@@ -237,7 +268,8 @@ class Assembler:
         self.insensitive = tuple(opts.get("case", ())) == ("insensitive",)
         self.imm_prefix = (opts.get("immediate_prefix") or ("",))[0]
         self.bundle_sep = (opts.get("bundle_separator") or ("",))[0]
-        self.directives = set(opts.get("directives", ()))
+        self.directive_order = tuple(opts.get("directives", ()))
+        self.directives = set(self.directive_order)
         self.ignored = set(opts.get("ignore_directives", ()))
         self.relocs = {r.name: r for r in isa.dialect.relocs} if isa.dialect else {}
         self.regnames = {self._norm(k): v for k, v in spec.regnames.items()}
@@ -538,9 +570,7 @@ class _Run:
                     return ops
                 return [self.make_op(form, values, cols, (stmt, col, form))]
             failures.append(result)
-        # Report the most specific failure: the form whose operand count fits, else the first.
-        best = min(failures, key=lambda f: f[0])
-        self.error(best[1], best[2])
+        self.error(*_best_failure(failures))
         return []
 
     def match(self, form: _Form, pieces, op_col):
@@ -550,8 +580,10 @@ class _Run:
             want = str(form.required) if form.required == len(form.groups) else f"{form.required} to {len(form.groups)}"
             last = pieces[-1] if pieces else ("", 0)
             got_col = op_col + last[1] + len(last[0]) - len(last[0].lstrip())
+            gap = form.required - n if n < form.required else n - len(form.groups)
             return _Fail(2, got_col, f"'{form.template.mnemonic}' expects {want} operand group"
-                                f"{'s' if want != '1' else ''}, got {n} (syntax: {form.template.text})")
+                                f"{'s' if want != '1' else ''}, got {n} (syntax: {form.template.text})",
+                         gap, form.template.text)
         values: dict = {}
         cols: dict = {}
         texts: dict = {}
@@ -631,7 +663,8 @@ class _Run:
                 return _Fail(0, col, f"expected a register of {spec.regfile}, got '{text}'")
             file, idx = reg
             if file != spec.regfile:
-                return _Fail(0, col, f"'{text}' is a register of {file}; {op.name} needs a register of {spec.regfile}")
+                return _Fail(0, col, f"'{text}' is a register of {file}; {op.name} needs a register of {spec.regfile}",
+                             wrong_file=(text, file, op.name, spec.regfile))
             if not spec.offset <= idx < spec.offset + spec.count:
                 return _Fail(0, col, f"'{text}' is not allowed here: {op.name} takes {spec.regfile}{spec.offset}.."
                                 f"{spec.regfile}{spec.offset + spec.count - 1}")
@@ -797,9 +830,11 @@ class _Run:
             return
         if name not in self.a.directives:
             known = self.a.directives | self.a.ignored
-            hint = did_you_mean(name, known) if known else ""
-            self.error(col, f"unknown directive '{name}'{hint}" if known or hint else
-                       f"directives are not allowed in this assembly dialect ('{name}')")
+            if not known:
+                self.error(col, f"directives are not allowed in this assembly dialect ('{name}')")
+            else:
+                hint = self.data_hint(name) if name in _DATA_LIKE else did_you_mean(name, known)
+                self.error(col, f"unknown directive '{name}'{hint}")
             return
         if name in (".text", ".data", ".bss", ".rodata"):
             self.switch(name)
@@ -824,6 +859,20 @@ class _Run:
             self.equ(args, arg_col)
         else:
             self.error(col, f"directive '{name}' is declared by the ISA but not supported by the assembler")
+
+    def data_hint(self, name: str) -> str:
+        """For a data directive the dialect lacks: its equivalent (same size, or another name for
+        reserving space), else the data directives the dialect has."""
+        order = self.a.directive_order
+        if name in _SPACE:
+            same = [d for d in order if d in _SPACE]
+        else:
+            same = [d for d in order if name in _DATA_SIZES and _DATA_SIZES.get(d) == _DATA_SIZES[name]]
+        if same:
+            return f"; did you mean '{same[0]}'?"
+        data = [d for d in order if d in _DATA_LIKE]
+        return f"; this dialect's data directives are {', '.join(data)}" if data else \
+            "; this dialect has no data directives"
 
     def switch(self, name: str) -> None:
         self.section = name
