@@ -1,11 +1,12 @@
 """Benchmark: assemble a generated 50k-line RV32I program with the mini RV32I fixture (target ≥ 100k lines/s).
 
-    .venv/bin/python bench/asm_speed.py [--lines 50000] [--repeat 5] [--seed 1]
+    .venv/bin/python bench/asm_speed.py [--lines 50000] [--repeat 5] [--seed 1] [--generic]
 
 The program looks like hand-written or compiler-emitted kernel code: a label every 50 lines,
 ALU ops with random registers and immediates (mostly distinct lines), loads and stores with
 random offsets, branches to labels, `li` with small and large constants, comments and blank lines.
-The assembler object is built once (as `kcgen` does per target); each run starts from fresh text.
+A fresh assembler is built for each run (no statement memo carried over) and assembles new text.
+`--generic` turns the line lanes off (every line through the generic path), for comparison.
 """
 from __future__ import annotations
 
@@ -68,11 +69,13 @@ def main() -> None:
     ap.add_argument("--lines", type=int, default=50_000)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--generic", action="store_true", help="line lanes off: every line through the generic path")
     args = ap.parse_args()
     spec = isadl.load(ROOT / "tests" / "isadl" / "fixtures" / "rv32i_mini.isa")
     times = []
     for i in range(args.repeat):
         asm = Assembler(spec)  # fresh: no statement memo carried between runs
+        asm._fast_lane = not args.generic
         text = generate(args.lines, args.seed + i)
         t0 = time.perf_counter()
         program = asm.assemble(text, "bench.s")
@@ -81,7 +84,8 @@ def main() -> None:
     best, med = min(times), statistics.median(times)
     print(f"{n} lines, {len(program.placed)} instructions, {len(program.image())} bytes")
     print(f"assemble: median {med * 1000:.0f} ms = {n / med / 1000:.0f}k lines/s "
-          f"(best {best * 1000:.0f} ms = {n / best / 1000:.0f}k lines/s, {args.repeat} runs)")
+          f"(best {best * 1000:.0f} ms = {n / best / 1000:.0f}k lines/s, {args.repeat} runs"
+          f"{', generic path only' if args.generic else ''})")
 
 
 if __name__ == "__main__":
