@@ -1118,9 +1118,12 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
             v = f"({v} + {o.offset})"
         if o.kind == "pcrel":
             base = "pc + size" if self.pcrel_next else "pc"
-            pcw = self.L.pc_type.width
-            mask = (1 << pcw) - 1
-            v = f"(int64_t)(((uint64_t)({base}) + (uint64_t){v}) & UINT64_C({mask:#x}))"
+            v = f"(int64_t)((uint64_t)({base}) + (uint64_t){v})"
+        # the value as semantics see it: wrapped to the operand's type (a field may be wider than a
+        # u1 operand; a pc-relative target wraps at the width of pc)
+        t = self.spec.semantic_operands({o.name: o})[o.name].type
+        if isinstance(t, IntT) and t.width < 64:
+            v = f"kc_sx((uint64_t)({v}), {t.width})" if t.signed else f"(int64_t)((uint64_t)({v}) & UINT64_C({(1 << t.width) - 1:#x}))"
         return v
 
     def _predecode_c(self, groups) -> list[str]:
