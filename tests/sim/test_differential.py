@@ -103,7 +103,7 @@ def same(a: np.ndarray, b: np.ndarray) -> bool:
 
 
 @pytest.mark.parametrize("name", NAMES)
-@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                    HealthCheck.data_too_large])
 @given(data=st.data(), seed=st.integers(0, 2**32 - 1), small=st.booleans())
 def test_c_and_python_agree(name, data, seed, small):
