@@ -104,7 +104,8 @@ def token(name: str) -> st.SearchStrategy[str]:
                      reg.map(lambda r: f"[{r}]"), reg.map(lambda r: f"({r})"),
                      st.sampled_from(["here", "N", "nowhere", "1b", "1f", ".", "N+1", "%lo(8)", "%hi(here)", "#3",
                                       "# 3", "#-1", "(sp)", "0(sp)", "[p0, #0]", "", " ", "'a'", "1:", "a,b",
-                                      "4(r1, r2)", "4(r1))", "(4(r1)", "[r1", "r1]"]))
+                                      "4(r1, r2)", "4(r1))", "(4(r1)", "[r1", "r1]", "$3", "$ -1", "$$2", "$0x1f",
+                                      "$r1", "$(4)", "$4(r2)"]))
 
 
 @functools.lru_cache(maxsize=None)
@@ -180,7 +181,7 @@ def template_line(draw, name: str) -> str:
         elif o.kind == "enum":
             out.append(draw(st.sampled_from(enum_spellings(name))))
         else:
-            out.append(draw(number_text((o.lo, o.hi, 0))))
+            out.append(draw(st.sampled_from(["", "", "$", "$ "])) + draw(number_text((o.lo, o.hi, 0))))
     text = "".join(out)
     if draw(st.integers(0, 3)) == 0 and "," in text:  # leave out trailing operands (optional ones, or not)
         text = text[:text.rindex(",")]
@@ -243,7 +244,7 @@ LANED = {
     "plena_mini": "S_ADDI_INT gp1, gp2, 5\nV_ADD_VV gp1, gp2, gp3\nV_ADD_VV gp1, gp2, gp3, 5\nM_MM 0, gp1, gp2\n",
     "toy16": "SHIFT R1, SP, 3\nshift r1, r2, 1, ROR.W\ncmpi r3, r0, 255\nmov r1, r2\nldh r1, 6(r2)\n",
     "forms16": "mov r1, 3\nmov r1, r2\nmov q1, q2\nmov q1, q2, 5\nld r1, 4(r2)\nld r1, [r2]\n"
-               "ld q1, 4(r2)\nclr r3\nseti r1\nseti r1, -2\nmovw r1, 5\n",
+               "ld q1, 4(r2)\nclr r3\nseti r1\nseti r1, -2\nmovw r1, 5\nmov r1, $-3\nld r1, $ 4(r2)\n",
 }
 
 
