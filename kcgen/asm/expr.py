@@ -5,6 +5,7 @@ Precedence follows GNU as: unary, then * / % << >>, then & | ^, then + -.
 """
 from __future__ import annotations
 
+import operator
 import re
 from typing import Callable, Optional
 
@@ -20,6 +21,8 @@ _TOKEN = re.compile(r"""
 # node forms: ("num", v) ("sym", name, col) ("local", n, "b"|"f", col) ("dot",) ("reloc", name, node, col)
 #             ("neg", node) ("not", node) ("bin", op, a, b)
 Node = tuple
+_BINARY = {"*": operator.mul, "<<": operator.lshift, ">>": operator.rshift, "&": operator.and_, "|": operator.or_,
+           "^": operator.xor, "+": operator.add, "-": operator.sub}
 _BINARY_PREC = {"*": 3, "/": 3, "%": 3, "<<": 3, ">>": 3, "&": 2, "|": 2, "^": 2, "+": 1, "-": 1}
 
 
@@ -168,6 +171,5 @@ def evaluate(node: Node, symbol: Callable[[str, int], int], local: Callable[[int
     if op == "%":
         q = abs(x) // abs(y)
         return x - y * (q if (x >= 0) == (y >= 0) else -q)
-    return {"*": x * y, "<<": x << y, ">>": x >> y, "&": x & y, "|": x | y, "^": x ^ y,
-            "+": x + y, "-": x - y}[op]
+    return _BINARY[op](x, y)  # only this operator: x << y of another one may be a negative or huge shift
 

@@ -100,6 +100,15 @@ end:
     assert tail == [12, 12, 65, 7, 7, 0xFF, (-3) & 0xFFFFFFFF, (-1) & 0xFFFFFFFF, 4]
 
 
+def test_a_negative_or_huge_right_operand_is_only_a_shift_problem():
+    # Each operator alone is computed (not also `x << y` for the others: a crash or a huge number).
+    p = asm("lab: .word lab - -512, lab + 0x10000000000 - 0x10000000000, 5 ^ -1\n    beq a0, a1, lab - -8\n")
+    assert p.words(4) == [512, 0, 5 ^ 0xFFFFFFFF, 0xFEB50EE3]  # at 12: beq a0, a1, -4 (to lab + 8)
+    with pytest.raises(AsmError) as info:
+        asm(".word lab << -1\nlab:\n")
+    assert info.value.diagnostics[0].message == "shift by -1"
+
+
 def test_equ_forward_references_and_chains():
     p = asm("""\
     .word N, M, SIZE
