@@ -156,6 +156,13 @@ def _pack(f: Format, neg: bool, n: int, k: int, sat: bool) -> int:
     if be < (1 if M > 0 else 0):
         if M == 0:
             return sg
+        if maxc >> M == 0 and 1 - be < 63:
+            # no normal binade (exp=1 without `finite`): IEEE decides overflow by rounding to M+1
+            # bits as if the exponent range were unbounded; overflow iff that value exceeds max
+            s2 = p - 1 - M
+            tt = n << -s2 if s2 <= 0 else _rne(n, s2)
+            if tt > maxc << (1 - be):
+                return _overflow(f, neg, sat)
         return sg | _rne(n, 1 - f.bias - M - k)
     s = p - 1 - M
     up = 0
@@ -283,6 +290,9 @@ def encode_array(f: Format, x, saturate: bool = False) -> np.ndarray:
     """encode() over an array of floats (read as float64); returns uint64 encodings."""
     x = np.ascontiguousarray(x, dtype=np.float64)
     shape = x.shape
+    if f.man > 0 and f.max_code >> f.man == 0:
+        # no normal binade (exp=1 without `finite`): rare enough for the exact scalar rule
+        return np.array([encode(f, v, saturate) for v in x.ravel().tolist()], dtype=np.uint64).reshape(shape)
     u = x.ravel().view(np.uint64)
     M = f.man
     sat = bool(saturate)

@@ -141,6 +141,15 @@ static inline uint64_t kc__pack(const kc_fmt *f, int neg, uint64_t n, long long 
     if (be > (long long)(maxc >> M)) return kc__overflow(f, neg, sat);
     if (be < (M > 0 ? 1 : 0)) {
         if (M == 0) return sg;                       /* below 2^-B: the smallest magnitude */
+        if ((maxc >> M) == 0 && 1 - be < 63) {
+            /* no normal binade (exp=1 without `finite`): IEEE decides overflow by rounding to M+1
+               bits as if the exponent range were unbounded; overflow iff that value exceeds max */
+            int s2 = p - 1 - M;
+            uint64_t tt = s2 <= 0 ? n << -s2 : kc__rne(n, s2);
+            int sh = (int)(1 - be);  /* overflow iff tt > maxc * 2^sh, without shifting maxc out */
+            if ((tt >> sh) > maxc || ((tt >> sh) == maxc && (tt & kc__mask(sh)) != 0))
+                return kc__overflow(f, neg, sat);
+        }
         return sg | kc__rne(n, (long long)(1 - f->bias - M) - k);   /* subnormal; may carry to 2^M */
     }
     if (p - 1 - M <= 0) {

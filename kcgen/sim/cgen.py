@@ -239,7 +239,7 @@ class CGen:
             return self.canon_vec(f"(*(const kcv{t.bits // 8} *)({acc.ptr}))", t)
         code = self.load_scalar(acc.ptr, acc.scalar)
         if acc.tracked:
-            return f"(kc_need(s, s->b_{acc.store.name}[({acc.index}) >> {BLOCK_SHIFT}]), {code})"
+            return f"(kc_needl(need, s->b_{acc.store.name}[({acc.index}) >> {BLOCK_SHIFT}]), {code})"
         return code
 
     def e_Index(self, e: ir.Index, t):
@@ -458,7 +458,7 @@ class CGen:
         if f in self.functions:
             fn = self.functions[f]
             args = ", ".join(self.expr(a, self.spec.context.resolve_type(p.type)) for a, p in zip(e.args, fn.params))
-            return f"fn_{f}(s, d, pc{', ' + args if args else ''})"
+            return f"fn_{f}(s, d, pc, need{', ' + args if args else ''})"
         if f in ("store",):
             raise AssertionError("store is a statement")
         conv_t = self.spec.context.resolve_type(ir.TypeRef(f)) if f not in self.locals else None
@@ -595,7 +595,7 @@ class CGen:
         raw = self.tmp("raw")
         self.pre.append(f"uint64_t {raw} = 0; memcpy(&{raw}, s->{st.cname} + {addr}, {nbytes});")
         if mem in self.tracked:
-            self.pre.append(f"kc_need_span(s, s->b_{mem}, {addr}, {k});")
+            self.pre.append(f"kc_need_span(need, s->b_{mem}, {addr}, {k});")
         return self.from_bits(raw, t)
 
     def b_mx_decode(self, e, t):
@@ -682,7 +682,9 @@ class CGen:
             write = f"if ({cond}) {write}"
         out.append(ind + write)
         if acc.tracked:
-            out.append(f"{ind}kc_pending(s, &s->b_{st.name}[{acc.index} >> {BLOCK_SHIFT}]);")
+            # one pending entry per block: consecutive writes to a block are the common case
+            out.append(f"{ind}{{ uint64_t *bp = &s->b_{st.name}[{acc.index} >> {BLOCK_SHIFT}]; "
+                       f"if (bp != kc_last) {{ kc_last = bp; kc_pending(s, bp); }} }}")
         return out
 
     def s_If(self, s: ir.If, ind):
@@ -811,9 +813,28 @@ class CGen:
                 continue
             generic_round = f"kc_decode(&F_{name}, kc_encode(&F_{name}, x, 0))"
             if f.man == 0 or f.man >= 52:
-                out += [f"static inline double kc_round_{name}(double x) {{ return {generic_round}; }}",
-                        f"static inline uint64_t kc_pack_{name}(double x) {{ return kc_encode(&F_{name}, x, 0); }}",
-                        f"static inline double kc_unpack_{name}(uint64_t b) {{ return kc_decode(&F_{name}, b); }}"]
+                out += [f"static inline KC_HOT double kc_round_{name}(double x) {{ return {generic_round}; }}",
+                        f"static inline KC_HOT uint64_t kc_pack_{name}(double x) {{ return kc_encode(&F_{name}, x, 0); }}",
+                        f"static inline KC_HOT double kc_unpack_{name}(uint64_t b) {{ return kc_decode(&F_{name}, b); }}"]
+                continue
+            if (f.exp, f.man, f.bias, f.finite, f.unsigned, f.nonan) == (8, 7, 127, False, False, False):
+                # bf16 is the top half of an f32: unpack is a shift, pack of a bf16 value a shift back
+                out += [f"static inline KC_HOT double kc_round_{name}(double x) {{",
+                        "    uint64_t u = kc_f64_bits(x), e = (u >> 52) & 0x7ff;",
+                        "    if (e >= 897 && e < 1150) {  /* normal bf16 range below the top binade */",
+                        "        u += (UINT64_C(1) << 44) - 1 + ((u >> 45) & 1);  /* to nearest, ties to even */",
+                        "        u &= ~((UINT64_C(1) << 45) - 1);",
+                        "        if (((u >> 52) & 0x7ff) < 1150) return kc_bits_f64(u);",
+                        "    }",
+                        f"    return {generic_round};",
+                        "}",
+                        f"static inline KC_HOT uint64_t kc_pack_{name}(double x) {{",
+                        "    float f = (float)x;",
+                        "    uint32_t u = kc_f32_bits(f);",
+                        "    if ((double)f == x && (u & 0xffff) == 0) return u >> 16;  /* x is a bf16 value */",
+                        f"    return kc_encode(&F_{name}, x, 0);",
+                        "}",
+                        f"static inline KC_HOT double kc_unpack_{name}(uint64_t b) {{ return (double)kc_bits_f32((uint32_t)b << 16); }}"]
                 continue
             lo = 1023 + 1 - f.bias  # biased double exponent of the smallest normal
             top = (1 << f.exp) - 2 - f.bias + 1023  # the top binade: left to the generic code
@@ -821,7 +842,7 @@ class CGen:
             sign_ok = "(u >> 63) == 0 && " if f.unsigned else ""
             sign_bits = "" if f.unsigned else f"(((u >> 63) & 1) << {f.exp + f.man}) | "
             sign_in = "" if f.unsigned else f"((uint64_t)((b >> {f.exp + f.man}) & 1) << 63) | "
-            out += [f"static inline double kc_round_{name}(double x) {{",
+            out += [f"static inline KC_HOT double kc_round_{name}(double x) {{",
                     "    uint64_t u = kc_f64_bits(x), e = (u >> 52) & 0x7ff;",
                     f"    if ({sign_ok}e >= {lo} && e < {top}) {{",
                     f"        u += (UINT64_C(1) << {drop - 1}) - 1 + ((u >> {drop}) & 1);  /* to nearest, ties to even */",
@@ -830,13 +851,13 @@ class CGen:
                     "    }",
                     f"    return {generic_round};",
                     "}",
-                    f"static inline uint64_t kc_pack_{name}(double x) {{  /* encode; exact when x is representable */",
+                    f"static inline KC_HOT uint64_t kc_pack_{name}(double x) {{  /* encode; exact when x is representable */",
                     "    uint64_t u = kc_f64_bits(x), e = (u >> 52) & 0x7ff;",
                     f"    if ({sign_ok}e >= {lo} && e < {top} && (u & ((UINT64_C(1) << {drop}) - 1)) == 0)",
                     f"        return {sign_bits}((e - {1023 - f.bias}) << {f.man}) | ((u >> {drop}) & {(1 << f.man) - 1:#x});",
                     f"    return kc_encode(&F_{name}, x, 0);",
                     "}",
-                    f"static inline double kc_unpack_{name}(uint64_t b) {{",
+                    f"static inline KC_HOT double kc_unpack_{name}(uint64_t b) {{",
                     f"    uint64_t e = (b >> {f.man}) & {(1 << f.exp) - 1:#x};",
                     f"    if (e >= 1 && e + {1023 - f.bias} < {top})",
                     f"        return kc_bits_f64({sign_in}((e + {1023 - f.bias}) << 52) | ((b & {(1 << f.man) - 1:#x}) << {drop}));",
@@ -953,8 +974,10 @@ static inline uint64_t kc_span(kc_s *restrict s, uint64_t a, uint64_t k, uint64_
     return a;
 }}
 static inline KC_HOT void kc_need(kc_s *restrict s, uint64_t ready) {{ if (ready > s->t_need) s->t_need = ready; }}
-static inline void kc_need_span(kc_s *restrict s, const uint64_t *blocks, uint64_t a, uint64_t k) {{
-    for (uint64_t b = a >> {BLOCK_SHIFT}; b <= (a + k - 1) >> {BLOCK_SHIFT}; b++) kc_need(s, blocks[b]);
+/* `need`: the latest ready time an operation has read so far (a local of the run loop) */
+static inline KC_HOT void kc_needl(uint64_t *need, uint64_t ready) {{ if (ready > *need) *need = ready; }}
+static inline void kc_need_span(uint64_t *need, const uint64_t *blocks, uint64_t a, uint64_t k) {{
+    for (uint64_t b = a >> {BLOCK_SHIFT}; b <= (a + k - 1) >> {BLOCK_SHIFT}; b++) kc_needl(need, blocks[b]);
 }}
 static inline void kc_pending(kc_s *restrict s, uint64_t *block) {{
     if (s->t_npend && s->t_pend[s->t_npend - 1] == block) return;
@@ -1030,8 +1053,9 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
             rt = self.spec.context.resolve_type(fn.result)
             self.pre = []
             value = self.expr(fn.body, rt)
-            out += [f"static inline {comp_ctype(rt)} fn_{fn.name}(kc_s *restrict s, const {self.P}_op *d, uint64_t pc{params}) {{",
-                    "    (void)s; (void)d; (void)pc;"] + ["    " + p for p in self.pre] + [f"    return {value};", "}"]
+            out += [f"static inline {comp_ctype(rt)} fn_{fn.name}(kc_s *restrict s, const {self.P}_op *d, uint64_t pc, "
+                    f"uint64_t *need{params}) {{",
+                    "    (void)s; (void)d; (void)pc; (void)need;"] + ["    " + p for p in self.pre] + [f"    return {value};", "}"]
         return out + [""]
 
     def instructions_c(self) -> list[str]:
@@ -1046,8 +1070,10 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
             self._tmp = 0
             body = self.block(e.insn.insn.semantics, "    ")
             doc = f"/* {e.insn.template.text} */"
-            out += [doc, f"static inline KC_HOT int x_{c_ident(name)}(kc_s *restrict s, const {self.P}_op *d, uint64_t pc, uint64_t *npc) {{",
-                    "    int halt = 0;", "    (void)s; (void)d; (void)pc; (void)npc;"] + body + ["    return halt;", "}", ""]
+            out += [doc, f"static inline KC_HOT int x_{c_ident(name)}(kc_s *restrict s, const {self.P}_op *d, uint64_t pc, "
+                         "uint64_t *npc, uint64_t *need) {",
+                    "    int halt = 0;", "    uint64_t *kc_last = 0;  /* the memory block last marked pending */",
+                    "    (void)s; (void)d; (void)pc; (void)npc; (void)need; (void)kc_last;"] + body + ["    return halt;", "}", ""]
             self.cost_c(name)
         return out
 
@@ -1210,7 +1236,6 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
         vliw = self.timing is not None and self.timing.model == "vliw"
         # ready times the operation waits for: `need` (a local), plus s->t_need when semantics touched
         # a tracked memory or, under vliw, an earlier slot of the bundle did
-        out.append(f"{ind}uint64_t need = {'s->t_need' if self.tracked and not vliw else '0'};")
         for file, opname in reads:
             k = self.operand_index_of(name, opname)
             if file in self.L.stores:
@@ -1441,7 +1466,8 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
             out.append(f"    uint64_t c = (uint64_t)({cyc}), l = (uint64_t)({lat});")
             if self.tracked or (self.timing is not None and self.timing.model == "vliw"):
                 out.append("    s->t_lat = l;")
-            out.append(f"    halt |= x_{c_ident(name)}(s, d, pc, &npc);")
+            out.append("    uint64_t need = 0;  /* ready time of what it reads */")
+            out.append(f"    halt |= x_{c_ident(name)}(s, d, pc, &npc, &need);")
             out += self.timing_c(name, "    ")
             out.append("    KC_NEXT();")
             out.append("}")
