@@ -868,14 +868,14 @@ class CGen:
     def state_struct(self) -> list[str]:
         """The state struct, shared verbatim by the C file and the cffi cdef."""
         P = self.P
-        lines = [f"typedef struct {P}_op {{ uint32_t op; uint32_t size; uint32_t last; uint32_t pad; uint64_t pc; "
+        lines = [f"typedef struct {P}_op {{ uint32_t op; uint32_t size; uint32_t last; uint32_t pad; uint64_t pc; const void *h; "
                  f"int64_t a[{self.max_ops}]; }} {P}_op;",
                  f"typedef struct {P}_state {{",
                  "    uint64_t pc;", "    uint64_t cycles;", "    uint64_t instret;", "    int32_t status;",
                  "    int32_t halted;", "    kc_trap trap;", "    uint64_t *counts;", "    uint64_t *unit_busy;",
                  "    uint64_t now, horizon, nissued, t_need;", "    uint64_t *unit_free;",
                  f"    uint64_t *t_pend[{MAX_WRITES}];", f"    uint64_t t_plat[{MAX_WRITES}];",
-                 "    uint32_t t_npend;", "    uint32_t nops;",
+                 "    uint32_t t_npend;", "    uint32_t nops;", "    uint32_t threaded;", "    uint32_t pad2;",
                  "    int32_t t_predict_taken, t_branch;",
                  "    uint64_t t_cyc, t_lat, t_dispatched, t_retire, t_retired, t_resolve, t_step;",
                  "    uint64_t *rob;", "    uint64_t *queue;", "    uint64_t *qhead;",
@@ -1223,7 +1223,7 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
                 "        } else nops += n;",
                 "        pos += size;",
                 "    }",
-                "    s->nops = nops; s->text_base = base; s->text_len = len;",
+                "    s->nops = nops; s->text_base = base; s->text_len = len; s->threaded = 0;",
                 "    return (int)nops;", "}"]
         return out
 
@@ -1256,7 +1256,9 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
             out += [f"{ind}kc_gpend_{file}(s, (uint64_t)d->a[{k}]);" for file, k in groups]
             out.append(f"{ind}(void)c;")
         else:
-            out.append(f"{ind}uint64_t done = kc_issue(s, {ui}, c, l, need) + l;")
+            # a unit that can never hold up an instruction is not tracked (see _binding_units)
+            ui_track = ui if ui in self._binding_units() else -1
+            out.append(f"{ind}uint64_t done = kc_issue(s, {ui_track}, c, l, need) + l;")
             out += [f"{ind}{t} = done;" for t in targets]
             out += [f"{ind}kc_gready_{file}(s, (uint64_t)d->a[{k}], done);" for file, k in groups]
             if self.tracked:
@@ -1318,13 +1320,14 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
                "}"]
         if model == "inorder" or model == "none":
             width = p.get("issue_width", 1)
+            issue = (["    s->now = t + 1;  /* one instruction per cycle */"] if width == 1 else
+                     ["    if (t > s->now) { s->now = t; s->nissued = 0; }",
+                      f"    if (++s->nissued >= {width}) {{ s->now++; s->nissued = 0; }}"])
             out += ["/* inorder: issue in program order, at most ISSUE_WIDTH per cycle, once the operands are ready",
                     "   and a copy of the unit is free; results are ready `latency` cycles after issue. */",
                     "static inline KC_HOT uint64_t kc_issue(kc_s *restrict s, int u, uint64_t cyc, uint64_t lat, uint64_t need) {",
                     "    uint64_t t = s->now > need ? s->now : need;",
-                    "    t = kc_unit(s, u, t, cyc, lat);",
-                    "    if (t > s->now) { s->now = t; s->nissued = 0; }",
-                    f"    if (++s->nissued >= {width}) {{ s->now++; s->nissued = 0; }}",
+                    "    t = kc_unit(s, u, t, cyc, lat);"] + issue + [
                     "    return t;",
                     "}",
                     "/* After the group: a taken branch restarts issue BRANCH_PENALTY cycles later. */",
@@ -1375,6 +1378,28 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
                     f"    if (miss && s->t_resolve + {pen} > s->now) {{ s->now = s->t_resolve + {pen}; s->t_dispatched = 0; }}",
                     "    if (s->t_retire > s->horizon) s->horizon = s->t_retire;",
                     "}"]
+        return out
+
+    def _binding_units(self) -> set[int]:
+        """Units that can delay an issue. With one issue per cycle, a unit whose instructions all
+        occupy it one cycle (or that is pipelined, and not a queued async unit) is always free again
+        by the next issue, so the simulator does not track it."""
+        if getattr(self, "_binding", None) is not None:
+            return self._binding
+        width = self.props.get("issue_width", 1) if self.timing and self.timing.model == "inorder" else 0
+        out = set()
+        for i, name in enumerate(self.units):
+            u = next(x for x in self.timing.units if x.name == name)
+            if width != 1 or (u.is_async and u.queue is not None):
+                out.add(i)
+                continue
+            if u.pipelined:
+                continue
+            for n, e in self.encs.items():
+                if e.insn.insn.unit == name and (self._const_cycles(n) or 2) > 1:
+                    out.add(i)
+                    break
+        self._binding = out
         return out
 
     def _const_cycles(self, name: str) -> Optional[int]:
@@ -1436,21 +1461,38 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
                "    d = &ops[at]; \\",
                "    size = d->size; npc = pc + size; halt = 0; \\",
                f"    {self._resets()} \\",
-               "    goto *dispatch[d->op]; \\",
+               "    goto *d->h; \\",
+               "} while (0)",
+               "/* The next instruction in program order: the op after this one (no pc lookup). */",
+               "#define KC_FETCH_NEXT() do { \\",
+               "    if (step == max_steps) { s->pc = pc; s->status = 3; return 3; } \\",
+               "    s->t_step = ++step; \\",
+               "    s->pc = pc; \\",
+               "    if (++d == ops_end) { s->status = 1; return 1; }  /* ran off the end: done */ \\",
+               "    size = d->size; npc = pc + size; halt = 0; \\",
+               f"    {self._resets()} \\",
+               "    goto *d->h; \\",
                "} while (0)",
                "/* After an operation: the next slot of the bundle, or finish the instruction and fetch. */",
                "#define KC_NEXT() do { \\",
                "    counts[d->op]++; \\",
-               "    if (!d->last) { d++; goto *dispatch[d->op]; } \\",
-               "    kc_group_done(s, npc != pc + size); \\",
+               "    if (!d->last) { d++; goto *d->h; } \\",
+               "    int taken = npc != pc + size; \\",
+               "    kc_group_done(s, taken); \\",
                f"    pc = npc & UINT64_C({pcmask:#x}); \\",
                "    if (halt) { s->pc = pc; s->status = 1; s->halted = 1; return 1; } \\",
+               "    if (!taken && pc == npc) KC_FETCH_NEXT(); \\",
                "    KC_FETCH(); \\",
                "} while (0)",
                "",
                f"static int run_inner({P}_state *restrict s, uint64_t max_steps) {{",
                f"    static const void *const dispatch[] = {{ {labels} }};",
-               f"    const {P}_op *const ops = s->ops;",
+               f"    {P}_op *const ops = s->ops;",
+               f"    const {P}_op *const ops_end = ops + s->nops;",
+               "    if (!s->threaded) {  /* once per program: each op points at its handler */",
+               "        for (uint32_t k = 0; k < s->nops; k++) ops[k].h = dispatch[ops[k].op];",
+               "        s->threaded = 1;",
+               "    }"
                "    const int64_t *const index = s->index;",
                "    uint64_t *const counts = s->counts;",
                "    const uint64_t base = s->text_base, len = s->text_len;",
@@ -1473,6 +1515,7 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
             out.append("}")
         out += ["}",
                 "#undef KC_FETCH",
+                "#undef KC_FETCH_NEXT",
                 "#undef KC_NEXT",
                 "",
                 f"int {P}_run({P}_state *s, uint64_t max_steps) {{",

@@ -130,3 +130,31 @@ def test_c_and_python_agree(name, data, seed, small):
             i = int(diff[0][0]) // csim.arrays[k].itemsize
             raise AssertionError(f"{where}: {k} differs at element {i}: C {csim.arrays[k].reshape(-1)[i]!r}, "
                                  f"Python {ref.arrays[k].reshape(-1)[i]!r}")
+
+
+@pytest.mark.parametrize("name", NAMES)
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                  HealthCheck.data_too_large])
+@given(data=st.data(), seed=st.integers(0, 2**32 - 1), small=st.booleans())
+def test_c_and_python_agree_on_programs(name, data, seed, small):
+    """Several random instructions run for up to 64 steps: sequencing, branches (into the middle of
+    the program, past its end, back to its start), halts and the retired count agree too."""
+    spec, csim, ref = machines(name)
+    words = data.draw(st.lists(instruction_words(spec), min_size=2, max_size=12), label="program")
+    code = b"".join(w for w, _ in words)
+    randomize(csim, np.random.default_rng(seed), small)
+    base = spec.params_eval(spec.isa.abi.entry) if spec.isa.abi and spec.isa.abi.entry is not None else 0
+    prog = program(code, base)
+    csim.load(prog)
+    ref.load(prog)
+    for k, a in csim.arrays.items():
+        np.copyto(ref.arrays[k], a)
+    ref.pc = csim.pc
+    rc, rp = csim.run(64), ref.run(64)
+    where = f"{[n for _, n in words]} from seed {seed} (small={small})"
+    assert (rc.status, rc.instret) == (rp.status, rp.steps), f"{where}: C {rc} / Python {rp}"
+    if rc.status == "trap":
+        assert (rc.trap.kind, rc.trap.pc) == (rp.trap.kind, rp.trap.pc), f"{where}: C {rc.trap} / Python {rp.trap}"
+    assert csim.pc == ref.pc, f"{where}: pc C {csim.pc:#x} Python {ref.pc:#x}"
+    for k in csim.arrays:
+        assert same(csim.arrays[k], ref.arrays[k]), f"{where}: {k} differs"
