@@ -855,6 +855,7 @@ class CGen:
                     "    uint64_t u = kc_f64_bits(x), e = (u >> 52) & 0x7ff;",
                     f"    if ({sign_ok}e >= {lo} && e < {top} && (u & ((UINT64_C(1) << {drop}) - 1)) == 0)",
                     f"        return {sign_bits}((e - {1023 - f.bias}) << {f.man}) | ((u >> {drop}) & {(1 << f.man) - 1:#x});",
+                    *([f"    if ((u << 1) == 0) return {sign_bits}0;  /* +-0 */"] if not f.unsigned else []),
                     f"    return kc_encode(&F_{name}, x, 0);",
                     "}",
                     f"static inline KC_HOT double kc_unpack_{name}(uint64_t b) {{",

@@ -1529,6 +1529,8 @@ class RefMachine:
             self._text[insn.address] = insn
             pos += insn.size
         self._lo, self._hi = base, base + len(data)
+        from .abi import apply
+        apply(self.spec, self.arrays, program)  # the kernel ABI's start state (stack, return address)
         self.pc = self.code.wrap_pc(program.entry)
         self.steps = 0
         self.counts = Counter()

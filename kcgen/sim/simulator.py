@@ -20,6 +20,7 @@ import numpy as np
 
 from isadl.check import Spec
 
+from . import abi
 from .build import Built, build
 from .cgen import BLOCK_SHIFT, STATUS
 from .layout import Layout, layout
@@ -161,6 +162,7 @@ class Simulator:
         self.s.index = self.ffi.cast("int64_t *", self.ffi.from_buffer(self._index))
         self._keep += [self._index, data]
         self._predecode(self.s, self._text, len(data), text.base)
+        abi.apply(self.spec, self.arrays, program)  # the kernel ABI's start state (stack, return address)
         self.reset(program.entry)
 
     def reset(self, pc: int) -> None:
