@@ -83,3 +83,13 @@ def test_cli_build_prints_the_directory(cache):
     assert done.returncode == 0, done.stderr
     out = Path(done.stdout.strip())
     assert out.parent == cache and (out / "sim.so").exists()
+
+
+def test_exported_symbols_are_prefixed(cache):
+    import shutil
+    if shutil.which("nm") is None:
+        pytest.skip("nm (binutils) is not installed")
+    built = build(isadl.load(RV32I))
+    out = subprocess.run(["nm", "-D", "--defined-only", str(built.library)], capture_output=True, text=True).stdout
+    exported = [line.split()[-1] for line in out.splitlines() if line.split()[1:2] == ["T"]]
+    assert exported and all(name.startswith("kc_rv32i_mini_") for name in exported), exported
