@@ -91,6 +91,8 @@ class Simulator:
         P = self.meta["prefix"]
         self._run = getattr(self.lib, f"{P}_run")
         self._predecode = getattr(self.lib, f"{P}_predecode")
+        if self.ffi.sizeof(f"{P}_state") != getattr(self.lib, f"{P}_layout_size")():
+            raise RuntimeError(f"{self.built.library}: the state struct does not match its cdef (a kcgen bug)")
         self.s = self.ffi.new(f"{P}_state *")
         self.arrays: dict[str, np.ndarray] = self.layout.allocate()
         self._keep = []  # buffers the C side points into
