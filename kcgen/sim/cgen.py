@@ -653,12 +653,37 @@ class CGen:
             v = self.expr(s.value, tt)
             return [f"{ind}(({sc.ctype} *){self.locals[root.id]}.b)[{idx}] = {self.store_scalar(v, sc)};"]
         value = self.expr(s.value, tt)
+        packed = None
         if not isinstance(tt, VecT):  # evaluate the value (and its traps) whether or not the write happens
             v = self.tmp("v")
-            self.pre.append(f"{comp_ctype(tt)} {v} = {value};")
+            inner = _call_arg(value, f"kc_round_{tt.name}") if isinstance(tt, FloatT) else None
+            if inner is not None and self.L.floats[tt.name].native is None:
+                # rounded only to be stored: round and encode in one step (kc_rpack_F)
+                self.pre.append(f"uint64_t {v} = kc_rpack_{tt.name}({inner});")
+                packed = v
+            else:
+                self.pre.append(f"{comp_ctype(tt)} {v} = {value};")
             value = v
         acc = self.access(target)
         out = []
+        if packed is not None and acc.scalar is not None and acc.scalar.type == tt and \
+                not (isinstance(root, ir.Name) and root.id in self.L.groups):
+            write = f"*{acc.ptr} = ({acc.scalar.ctype}){packed};"
+            st = acc.store
+            if st is not None and st.kind == "reg" and st.zero and path:
+                first = path[0]
+                idx = f"d->a[{self.operand_index[first.id]}]" if self.operand_in_range(first, st) else None
+                if idx is None:
+                    idx = self.tmp("z")
+                    out.append(f"{ind}uint64_t {idx} = (uint64_t)({self.expr(first, IntLitT())});")
+                write = f"if ({' && '.join(f'{idx} != {z}' for z in sorted(st.zero))}) {write}"
+            out.append(ind + write)
+            if acc.tracked:
+                out.append(f"{ind}{{ uint64_t *bp = &s->b_{st.name}[{acc.index} >> {BLOCK_SHIFT}]; "
+                           f"if (bp != kc_last) {{ kc_last = bp; kc_pending(s, bp); }} }}")
+            return out
+        if packed is not None:  # not a plain store after all: back to a value
+            value = f"kc_unpack_{tt.name}({packed})"
         if isinstance(root, ir.Name) and root.id in self.L.groups and acc.index:
             tmp, holder = acc.index.split(":")
             if isinstance(tt, VecT):
@@ -815,7 +840,8 @@ class CGen:
             if f.man == 0 or f.man >= 52:
                 out += [f"static inline KC_HOT double kc_round_{name}(double x) {{ return {generic_round}; }}",
                         f"static inline KC_HOT uint64_t kc_pack_{name}(double x) {{ return kc_encode(&F_{name}, x, 0); }}",
-                        f"static inline KC_HOT double kc_unpack_{name}(uint64_t b) {{ return kc_decode(&F_{name}, b); }}"]
+                        f"static inline KC_HOT double kc_unpack_{name}(uint64_t b) {{ return kc_decode(&F_{name}, b); }}",
+                        f"static inline KC_HOT uint64_t kc_rpack_{name}(double x) {{ return kc_encode(&F_{name}, x, 0); }}"]
                 continue
             if (f.exp, f.man, f.bias, f.finite, f.unsigned, f.nonan) == (8, 7, 127, False, False, False):
                 # bf16 is the top half of an f32: unpack is a shift, pack of a bf16 value a shift back
@@ -834,7 +860,16 @@ class CGen:
                         "    if ((double)f == x && (u & 0xffff) == 0) return u >> 16;  /* x is a bf16 value */",
                         f"    return kc_encode(&F_{name}, x, 0);",
                         "}",
-                        f"static inline KC_HOT double kc_unpack_{name}(uint64_t b) {{ return (double)kc_bits_f32((uint32_t)b << 16); }}"]
+                        f"static inline KC_HOT double kc_unpack_{name}(uint64_t b) {{ return (double)kc_bits_f32((uint32_t)b << 16); }}",
+                        f"static inline KC_HOT uint64_t kc_rpack_{name}(double x) {{  /* round to bf16 and encode */",
+                        "    uint64_t u = kc_f64_bits(x), e = (u >> 52) & 0x7ff;",
+                        "    if (e >= 897 && e < 1150) {",
+                        "        u += (UINT64_C(1) << 44) - 1 + ((u >> 45) & 1);",
+                        "        e = (u >> 52) & 0x7ff;",
+                        "        if (e < 1151) return ((u >> 48) & 0x8000) | ((e - 896) << 7) | ((u >> 45) & 0x7f);",
+                        "    }",
+                        f"    return kc_encode(&F_{name}, x, 0);",
+                        "}"]
                 continue
             lo = 1023 + 1 - f.bias  # biased double exponent of the smallest normal
             top = (1 << f.exp) - 2 - f.bias + 1023  # the top binade: left to the generic code
@@ -858,6 +893,7 @@ class CGen:
                     *([f"    if ((u << 1) == 0) return {sign_bits}0;  /* +-0 */"] if not f.unsigned else []),
                     f"    return kc_encode(&F_{name}, x, 0);",
                     "}",
+                    f"static inline KC_HOT uint64_t kc_rpack_{name}(double x) {{ return kc_pack_{name}(kc_round_{name}(x)); }}",
                     f"static inline KC_HOT double kc_unpack_{name}(uint64_t b) {{",
                     f"    uint64_t e = (b >> {f.man}) & {(1 << f.exp) - 1:#x};",
                     f"    if (e >= 1 && e + {1023 - f.bias} < {top})",
@@ -1662,6 +1698,19 @@ def _static_regs(stmts, operands) -> tuple[list, list]:
             if key not in reads:
                 reads.append(key)
     return reads, writes
+
+
+def _call_arg(code: str, fname: str) -> Optional[str]:
+    """The argument text of `code` when it is exactly one call `fname(...)`, else None."""
+    if not (code.startswith(fname + "(") and code.endswith(")")):
+        return None
+    depth = 0
+    for i, ch in enumerate(code[len(fname):], len(fname)):
+        depth += ch == "("
+        depth -= ch == ")"
+        if depth == 0 and i != len(code) - 1:
+            return None
+    return code[len(fname) + 1:-1]
 
 
 def _gcd(a: int, b: int) -> int:
