@@ -211,6 +211,22 @@ def test_assembler_warnings_for_emulator_disagreements():
         assert assemble(line).warnings, line
 
 
+def test_abi_and_memories():
+    isa = spec().isa
+    # programs live in an instruction store: no memory takes program sections
+    assert all(m.base is None for m in isa.memories)
+    assert isa.abi.args == tuple(f"a{k}" for k in range(8))
+    assert isa.abi.end == ()                     # a kernel ends by running past its last instruction
+    roles = {r.name: (r.memory, r.role) for r in isa.abi.regions}
+    assert roles["vector"] == ("vsram", "inout") and roles["tensors"] == ("hbm", "inout")
+    assert roles["consts"] == ("fpsram", "in")
+    # the loaded program does not touch HBM, and the kernel stops at its end
+    sim = machine("S_ADDI_INT gp1, gp0, 1")
+    assert not sim.view("hbm").any()
+    result = run(sim)
+    assert result.instret == 1
+
+
 # ---- MXFP8 helpers for test data ----------------------------------------------------------------------
 
 def mx_tensor(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
