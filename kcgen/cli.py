@@ -240,5 +240,29 @@ def run_cmd(target: str, source: str, max_steps: int, sets, loads, dumps, trace:
     sys.exit(runcli.run(spec, source, max_steps, sets, loads, dumps, trace, as_json))
 
 
+@main.command("tasks")
+@click.option("--target", default=None, type=click.Choice(["plena", "amdnpu", "coral", "boom"]),
+              help="Only the tasks of this target (shapes and dtypes as it sees them).")
+@click.option("--level", default=None, type=click.IntRange(1, 3), help="Only this level.")
+def tasks_cmd(target: str | None, level: int | None) -> None:
+    """List the benchmark tasks with their targets and the tensor shapes of each configuration."""
+    from kcgen import taskspec
+    try:
+        specs = taskspec.all_tasks()
+    except taskspec.TaskError as exc:
+        _report(exc)
+        sys.exit(1)
+    for s in specs:
+        if (level is not None and s.level != level) or (target is not None and target not in s.targets):
+            continue
+        targets = [target] if target else list(s.targets)
+        click.echo(f"L{s.level} {s.name}  [{', '.join(f'{t}:{s.targets[t].dtype}' for t in targets)}]")
+        for c in taskspec.CONFIGS:
+            cfg = s.config(target, c) if target else s.configs[c]
+            shapes = "  ".join(f"{t.name}[{', '.join(map(str, s.shape(t, cfg)))}]"
+                               + (f":{s.dtype(target, t.name)}" if target else "") for t in s.tensors)
+            click.echo(f"    {c}  {shapes}")
+
+
 if __name__ == "__main__":
     main()

@@ -1,0 +1,420 @@
+"""Benchmark task specs: YAML files under tasks/, validated into `TaskSpec` with located errors.
+
+A spec (docs/tasks.md) names a task, its level and prompt text, its tensors (shapes are integer
+expressions over configuration variables), five configurations C1..C5, the numpy reference (a
+function of tasks/reference.py), a tolerance per dtype and the targets it applies to, each with
+the dtype the target computes in. Every problem is reported as `file:line:col: error: ...`,
+all of them in one pass, through the same diagnostics as the ISA language.
+"""
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+import yaml
+
+from isadl.diagnostics import Diagnostic, IsaError, did_you_mean
+from isadl.ir import Loc
+
+CONFIGS = ("C1", "C2", "C3", "C4", "C5")
+DTYPES = ("f32", "bf16", "fp16", "i8", "i16", "i32", "u8")
+TARGETS = ("plena", "amdnpu", "coral", "boom")
+ROLES = ("in", "out")
+_NAME = re.compile(r"[a-z][a-z0-9_]*$")
+
+
+class TaskError(IsaError):
+    """Errors in task specs (rendered like the ISA language's)."""
+
+
+@dataclass(frozen=True)
+class Tensor:
+    name: str
+    role: str  # 'in' | 'out'
+    shape: tuple[str, ...]  # integer expressions over configuration variables
+    doc: str = ""
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    atol: float
+    rtol: float
+
+    def ok(self, got, want):
+        import numpy as np
+        both_nan = np.isnan(got) & np.isnan(want)
+        return both_nan | (np.abs(got - want) <= self.atol + self.rtol * np.abs(want))
+
+
+@dataclass(frozen=True)
+class TargetUse:
+    dtype: str  # what the kernel computes in / the tensors' element type on the target
+    configs: dict[str, dict[str, int]] = field(default_factory=dict)  # per-target overrides of C1..C5
+    dtypes: dict[str, str] = field(default_factory=dict)  # per-tensor dtype overrides (e.g. i32 accumulators)
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    name: str
+    level: int
+    description: str
+    tensors: tuple[Tensor, ...]
+    configs: dict[str, dict[str, int]]
+    reference: str  # function name in tasks/reference.py
+    tolerance: dict[str, Tolerance]
+    targets: dict[str, TargetUse]
+    path: str = ""
+
+    @property
+    def inputs(self) -> tuple[Tensor, ...]:
+        return tuple(t for t in self.tensors if t.role == "in")
+
+    @property
+    def outputs(self) -> tuple[Tensor, ...]:
+        return tuple(t for t in self.tensors if t.role == "out")
+
+    def config(self, target: str, name: str) -> dict[str, int]:
+        use = self.targets[target]
+        return dict(use.configs.get(name) or self.configs[name])
+
+    def shape(self, tensor: Tensor, config: dict[str, int]) -> tuple[int, ...]:
+        return tuple(int(eval_shape(e, config)) for e in tensor.shape)
+
+    def dtype(self, target: str, tensor: str) -> str:
+        use = self.targets[target]
+        return use.dtypes.get(tensor, use.dtype)
+
+
+def eval_shape(expr: str, env: dict[str, int]) -> int:
+    """An integer shape expression: names, integers, + - * // % and parentheses."""
+    return _eval(ast.parse(str(expr), mode="eval").body, env)
+
+
+def _eval(node, env):
+    if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
+        return node.value
+    if isinstance(node, ast.Name):
+        if node.id not in env:
+            raise KeyError(node.id)
+        return env[node.id]
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod)):
+        a, b = _eval(node.left, env), _eval(node.right, env)
+        if isinstance(node.op, (ast.FloorDiv, ast.Mod)) and b == 0:
+            raise ZeroDivisionError
+        return {ast.Add: a + b, ast.Sub: a - b, ast.Mult: a * b}.get(type(node.op)) if not isinstance(
+            node.op, (ast.FloorDiv, ast.Mod)) else (a // b if isinstance(node.op, ast.FloorDiv) else a % b)
+    raise ValueError("only integers, names, + - * // % and parentheses")
+
+
+class _Checker:
+    def __init__(self, path: str, text: str):
+        self.path = path
+        self.text = text
+        self.diags: list[Diagnostic] = []
+
+    def error(self, node, message: str) -> None:
+        mark = node.start_mark if node is not None else None
+        loc = Loc(self.path, mark.line + 1, mark.column + 1) if mark is not None else Loc(self.path, 1, 1)
+        self.diags.append(Diagnostic(loc, message))
+
+    # -- node helpers
+    def mapping(self, node, what: str) -> Optional[dict]:
+        if not isinstance(node, yaml.MappingNode):
+            self.error(node, f"{what} must be a mapping (key: value lines)")
+            return None
+        out = {}
+        for k, v in node.value:
+            if not isinstance(k, yaml.ScalarNode):
+                self.error(k, f"{what}: keys must be plain names")
+                continue
+            if k.value in out:
+                self.error(k, f"{what}: '{k.value}' is given twice")
+                continue
+            out[k.value] = (k, v)
+        return out
+
+    def keys(self, m: dict, node, what: str, required: tuple, optional: tuple = ()) -> None:
+        suggested = set()
+        for key, (knode, _) in m.items():
+            if key not in required and key not in optional:
+                hint = did_you_mean(key, required + optional)
+                self.error(knode, f"{what}: unknown key '{key}'{hint}")
+                suggested.add(hint.split("'")[1] if hint else None)
+        for key in required:
+            if key not in m and key not in suggested:  # a misspelling of it is already reported
+                self.error(node, f"{what}: missing '{key}'")
+
+    def scalar(self, node, what: str) -> Optional[str]:
+        if not isinstance(node, yaml.ScalarNode):
+            self.error(node, f"{what} must be a single value")
+            return None
+        return node.value
+
+    def integer(self, node, what: str, lo: int = None) -> Optional[int]:
+        v = self.scalar(node, what)
+        if v is None:
+            return None
+        try:
+            i = int(v, 0)
+        except ValueError:
+            self.error(node, f"{what} must be an integer, got '{v}'")
+            return None
+        if lo is not None and i < lo:
+            self.error(node, f"{what} must be at least {lo}, got {i}")
+            return None
+        return i
+
+    def number(self, node, what: str) -> Optional[float]:
+        v = self.scalar(node, what)
+        if v is None:
+            return None
+        try:
+            f = float(v)
+        except ValueError:
+            self.error(node, f"{what} must be a number, got '{v}'")
+            return None
+        if not f >= 0:
+            self.error(node, f"{what} must be a non-negative number, got '{v}'")
+            return None
+        return f
+
+    # -- the spec
+    def run(self, root, references: set[str]) -> Optional[TaskSpec]:
+        if root is None:
+            self.diags.append(Diagnostic(Loc(self.path, 1, 1), "empty task spec"))
+            return None
+        top = self.mapping(root, "task spec")
+        if top is None:
+            return None
+        self.keys(top, root, "task spec", ("name", "level", "description", "tensors", "configs", "reference",
+                                          "tolerance", "targets"))
+        name = self.scalar(top["name"][1], "name") if "name" in top else None
+        if name is not None and not _NAME.match(name):
+            self.error(top["name"][1], f"name '{name}' must be lower case letters, digits and _")
+        stem = Path(self.path).stem
+        if name is not None and _NAME.match(name) and stem != name and not self.path.startswith("<"):
+            self.error(top["name"][1], f"name '{name}' must match the file name '{stem}.yaml'")
+        level = self.integer(top["level"][1], "level", 1) if "level" in top else None
+        if level is not None and level > 3:
+            self.error(top["level"][1], f"level must be 1, 2 or 3, got {level}")
+        description = self.scalar(top["description"][1], "description") if "description" in top else ""
+        if description is not None and "description" in top and not description.strip():
+            self.error(top["description"][1], "description is empty: it is the task's prompt text")
+        configs = self.configs(top["configs"]) if "configs" in top else {}
+        tensors = self.tensors(top["tensors"], configs) if "tensors" in top else ()
+        reference = None
+        if "reference" in top:
+            reference = self.scalar(top["reference"][1], "reference")
+            if reference is not None and reference not in references:
+                self.error(top["reference"][1], f"reference '{reference}' is not a function of tasks/reference.py"
+                                                f"{did_you_mean(reference, references)}")
+        tolerance = self.tolerance(top["tolerance"]) if "tolerance" in top else {}
+        targets = self.targets(top["targets"], tolerance, tensors) if "targets" in top else {}
+        if self.diags:
+            return None
+        return TaskSpec(name, level, description.strip(), tuple(tensors), configs, reference, tolerance, targets,
+                        self.path)
+
+    def configs(self, item) -> dict[str, dict[str, int]]:
+        knode, node = item
+        m = self.mapping(node, "configs")
+        if m is None:
+            return {}
+        out = {}
+        broken: set[str] = set()
+        for c in CONFIGS:
+            if c not in m:
+                self.error(node, f"configs: missing {c} (five configurations C1..C5, smallest first)")
+        for c, (ck, cv) in m.items():
+            if c not in CONFIGS:
+                self.error(ck, f"configs: '{c}' is not one of C1..C5")
+                continue
+            vm = self.mapping(cv, f"configs {c}")
+            if vm is None:
+                continue
+            values = {}
+            for var, (vk, vv) in vm.items():
+                if not _NAME.match(var.lower()) or not var.isidentifier():
+                    self.error(vk, f"configs {c}: '{var}' is not a variable name")
+                    broken.add(c)
+                    continue
+                i = self.integer(vv, f"configs {c}: {var}", 1)
+                if i is None:
+                    broken.add(c)  # reported; shapes are not checked against it
+                else:
+                    values[var] = i
+            out[c] = values
+        names = {c: set(v) for c, v in out.items() if c not in broken}
+        if names and len({frozenset(v) for v in names.values()}) > 1:
+            # the variable set most configurations share is the task's; the others are wrong
+            common = max(({frozenset(v) for v in names.values()}), key=lambda fs: sum(v == fs for v in names.values()))
+            for c, v in names.items():
+                if v != common:
+                    self.error(m[c][1], f"configs {c} has variables {sorted(v)}, but the others have {sorted(common)}")
+                    broken.add(c)
+        return {c: v for c, v in out.items() if c not in broken}
+
+    def tensors(self, item, configs) -> list[Tensor]:
+        knode, node = item
+        m = self.mapping(node, "tensors")
+        if m is None:
+            return []
+        out = []
+        for tname, (tk, tv) in m.items():
+            if not _NAME.match(tname):
+                self.error(tk, f"tensor name '{tname}' must be lower case letters, digits and _")
+                continue
+            tm = self.mapping(tv, f"tensor {tname}")
+            if tm is None:
+                continue
+            self.keys(tm, tv, f"tensor {tname}", ("role", "shape"), ("doc",))
+            role = self.scalar(tm["role"][1], f"tensor {tname}: role") if "role" in tm else None
+            if role is not None and role not in ROLES:
+                self.error(tm["role"][1], f"tensor {tname}: role must be 'in' or 'out', got '{role}'")
+                role = None
+            shape = []
+            if "shape" in tm:
+                sn = tm["shape"][1]
+                if not isinstance(sn, yaml.SequenceNode) or not sn.value:
+                    self.error(sn, f"tensor {tname}: shape must be a list of dimensions, e.g. [M, K]")
+                else:
+                    for dn in sn.value:
+                        d = self.scalar(dn, f"tensor {tname}: dimension")
+                        if d is None:
+                            continue
+                        for c, env in configs.items():
+                            try:
+                                v = eval_shape(d, env)
+                            except KeyError as exc:
+                                self.error(dn, f"tensor {tname}: dimension '{d}' uses '{exc.args[0]}', which "
+                                               f"is not a configuration variable{did_you_mean(exc.args[0], env)}")
+                                break
+                            except (ValueError, SyntaxError, ZeroDivisionError) as exc:
+                                self.error(dn, f"tensor {tname}: dimension '{d}': {exc or 'division by zero'}")
+                                break
+                            if v < 1:
+                                self.error(dn, f"tensor {tname}: dimension '{d}' is {v} in {c}; it must be positive")
+                                break
+                        shape.append(d)
+            doc = self.scalar(tm["doc"][1], f"tensor {tname}: doc") if "doc" in tm else ""
+            if role is not None:
+                out.append(Tensor(tname, role, tuple(shape), doc or ""))
+        if out and not any(t.role == "out" for t in out):
+            self.error(node, "tensors: a task needs at least one output tensor (role: out)")
+        return out
+
+    def tolerance(self, item) -> dict[str, Tolerance]:
+        knode, node = item
+        m = self.mapping(node, "tolerance")
+        if m is None:
+            return {}
+        out = {}
+        self.tolerance_named = set(m)  # named, even if its values are wrong (reported there)
+        for dt, (dk, dv) in m.items():
+            if dt not in DTYPES:
+                self.error(dk, f"tolerance: unknown dtype '{dt}'{did_you_mean(dt, DTYPES)}")
+                continue
+            tm = self.mapping(dv, f"tolerance {dt}")
+            if tm is None:
+                continue
+            self.keys(tm, dv, f"tolerance {dt}", ("atol", "rtol"))
+            a = self.number(tm["atol"][1], f"tolerance {dt}: atol") if "atol" in tm else None
+            r = self.number(tm["rtol"][1], f"tolerance {dt}: rtol") if "rtol" in tm else None
+            if a is not None and r is not None:
+                out[dt] = Tolerance(a, r)
+        return out
+
+    def targets(self, item, tolerance, tensors) -> dict[str, TargetUse]:
+        knode, node = item
+        m = self.mapping(node, "targets")
+        if m is None:
+            return {}
+        out = {}
+        names = {t.name for t in tensors}
+        for tg, (tk, tv) in m.items():
+            if tg not in TARGETS:
+                self.error(tk, f"targets: unknown target '{tg}'{did_you_mean(tg, TARGETS)}")
+                continue
+            um = self.mapping(tv, f"target {tg}")
+            if um is None:
+                continue
+            self.keys(um, tv, f"target {tg}", ("dtype",), ("configs", "dtypes"))
+            dtype = self.scalar(um["dtype"][1], f"target {tg}: dtype") if "dtype" in um else None
+            used = set()
+            if dtype is not None:
+                if dtype not in DTYPES:
+                    self.error(um["dtype"][1], f"target {tg}: unknown dtype '{dtype}'{did_you_mean(dtype, DTYPES)}")
+                    dtype = None
+                else:
+                    used.add((dtype, um["dtype"][1]))
+            dtypes = {}
+            if "dtypes" in um:
+                dm = self.mapping(um["dtypes"][1], f"target {tg}: dtypes")
+                for tn, (tnk, tnv) in (dm or {}).items():
+                    if tn not in names:
+                        self.error(tnk, f"target {tg}: dtypes: unknown tensor '{tn}'{did_you_mean(tn, names)}")
+                        continue
+                    d = self.scalar(tnv, f"target {tg}: dtype of {tn}")
+                    if d is not None and d not in DTYPES:
+                        self.error(tnv, f"target {tg}: unknown dtype '{d}'{did_you_mean(d, DTYPES)}")
+                    elif d is not None:
+                        dtypes[tn] = d
+                        used.add((d, tnv))
+            for d, where in used:
+                if d not in tolerance and d not in getattr(self, "tolerance_named", ()):
+                    self.error(where, f"target {tg}: no tolerance for dtype '{d}'; add it under 'tolerance'")
+            configs = self.configs(um["configs"]) if "configs" in um else {}
+            if dtype is not None:
+                out[tg] = TargetUse(dtype, configs, dtypes)
+        if not m:
+            self.error(node, "targets: a task applies to at least one target")
+        return out
+
+
+def _references() -> dict:
+    from kcgen.paths import load_module, TASKS
+    mod = load_module(TASKS / "reference.py")
+    return {n: getattr(mod, n) for n in dir(mod) if not n.startswith("_") and callable(getattr(mod, n))}
+
+
+def load_text(text: str, path: str = "<task>") -> TaskSpec:
+    c = _Checker(path, text)
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        loc = Loc(path, mark.line + 1, mark.column + 1) if mark is not None else Loc(path, 1, 1)
+        raise TaskError([Diagnostic(loc, f"not valid YAML: {getattr(exc, 'problem', None) or exc}")],
+                        {path: text}) from None
+    spec = c.run(root, set(_references()))
+    if c.diags:
+        raise TaskError(c.diags, {path: text})
+    return spec
+
+
+def load(path) -> TaskSpec:
+    p = Path(path)
+    return load_text(p.read_text(encoding="utf-8"), str(p))
+
+
+def all_tasks() -> list[TaskSpec]:
+    """Every task under tasks/, by level then name."""
+    from kcgen.paths import TASKS
+    specs = [load(p) for p in sorted(TASKS.glob("level*/*.yaml"))]
+    return sorted(specs, key=lambda s: (s.level, s.name))
+
+
+def find(name: str) -> TaskSpec:
+    from kcgen.paths import TASKS
+    hits = sorted(TASKS.glob(f"level*/{name}.yaml"))
+    if not hits:
+        known = [p.stem for p in TASKS.glob("level*/*.yaml")]
+        raise KeyError(f"unknown task '{name}'{did_you_mean(name, known)}")
+    return load(hits[0])
+
+
+def reference(spec: TaskSpec):
+    return _references()[spec.reference]
