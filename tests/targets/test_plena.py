@@ -555,6 +555,8 @@ def test_every_instruction_has_doc_and_an_example():
     ("H_PREFETCH_V gp0, gp0, a0, 0, 0\nS_ADDI_INT gp1, gp0, 256\nV_ADD_VV gp1, gp1, gp1", 105),
     # the engine transfers one prefetch at a time: the second issues at 5 and lands at 110
     ("H_PREFETCH_V gp0, gp0, a0, 0, 0\nH_PREFETCH_V gp1, gp0, a0, 0, 0", 110),
+    # a prefetch after a long op issues at 1 (the dma unit is free), lands at 106; the add waits for it
+    ("M_MM 0, gp0, gp0\nH_PREFETCH_V gp0, gp0, a0, 0, 0\nV_ADD_VV gp0, gp0, gp0", 107),
     # a tile lands at 172; M_MM waits for it and takes MLEN
     ("H_PREFETCH_M gp0, gp0, a0, 0, 0\nM_MM 0, gp0, gp0", 236),
     # independent work overlaps the tile's transfer: 64 cycles of M_MM from cycle 1, on vector data only
