@@ -169,6 +169,21 @@ def test_encoding_matches_the_published_table(mnemonic, opcode, line, fields):
     assert assemble(_program_for(dis)[0]).words(4)[k] == program.words(4)[k]
 
 
+def test_decoder_forms():
+    d = Disassembler(spec())
+
+    def decode(word):
+        got = d.decode(word.to_bytes(4, "little"))[0]
+        return got.ops[0][0] if got.ops else None
+    # RD and OP forms: only rd / the opcode matter; bits 31:26 are unused in every form
+    assert decode(word_of(opcode=0x2C, rd=3, rs1=5, funct=9)) == "C_SET_SCALE_REG"
+    assert decode(word_of(opcode=0x31, rd=2, rs2=1)) == "C_BREAK"
+    assert decode(word_of(opcode=0x21, rd=1, rs1=2, rs2=3) | (0x2A << 26)) == "S_ADD_INT"
+    # R form: an unused field must be 0 (stated as a deviation); unknown opcodes do not decode
+    assert decode(word_of(opcode=0x1B, rd=1, rs1=2, rs2=3)) is None
+    assert decode(word_of(opcode=0x32)) is None and decode(0) is None
+
+
 def test_published_parameters():
     p = spec().params
     assert (p["MLEN"], p["BLEN"], p["VLEN"], p["HLEN"]) == (64, 4, 64, 16)
