@@ -509,6 +509,38 @@ def test_kernel_gemv_and_scalar_path():
     assert float(sim.view("fpsram")[5]) == pytest.approx(want, rel=1e-2)
 
 
+def test_kernel_batched_attention_scores():
+    # per-head Q K^T for 4 query heads sharing one KV head (K columns 16..31), scaled by BMM_SCALE,
+    # written out head by head; then one decode step (M_BTMV) on query row 5
+    rng = np.random.default_rng(7)
+    q = bf16_rows(rng, (64, 64))
+    k = bf16_rows(rng, (64, 64))
+    sim = machine("""
+        S_ADDI_INT gp1, gp0, 16       ; the KV head's first column in the K tile
+        M_BTMM 0, gp1, gp0            ; Q at V[0], K tile at M[0]
+        S_LUI_INT gp2, 1              ; scores at V[4096]: [head, row, MLEN]
+        M_BMM_WO gp2, 0
+        S_ADDI_INT gp3, gp0, 320      ; query row 5
+        M_BTMV gp0, gp1, gp3
+        S_ADDI_INT gp4, gp0, 256
+        M_BMV_WO gp4, 0               ; 4 rows at V[256]
+    """)
+    sim.view("vsram")[:4096] = q.ravel()
+    sim.view("msram")[:4096] = k.ravel()
+    sim.view("BMM_SCALE")[...] = 0.25
+    run(sim)
+    kh = k[:, 16:32]
+    scores = sim.view("vsram")[4096:4096 + 4 * 64 * 64].reshape(4, 64, 64)
+    for h in range(4):
+        want = (np.float32(0.25) * seq_dot_f32(q[:, 16 * h:16 * h + 16], kh.T)).astype(BF16)
+        np.testing.assert_array_equal(scores[h].view(np.uint16), want.view(np.uint16))
+    dec = sim.view("vsram")[256:512].reshape(4, 64)
+    for h in range(4):
+        want = seq_dot_f32(q[5:6, 16 * h:16 * h + 16], kh.T).astype(BF16).ravel()
+        np.testing.assert_array_equal(dec[h].view(np.uint16), want.view(np.uint16))
+    assert not sim.view("hm_accum").any() and not sim.view("hv_accum").any()
+
+
 @pytest.mark.parametrize("code, message", [
     ("S_ADDI_INT gp1, gp0, 1\nV_ADD_VV gp1, gp0, gp0", "V_ADD_VV: vector SRAM addresses must be multiples of VLEN"),
     ("S_ADDI_INT gp1, gp0, 2\nM_MM 0, gp1, gp0", "M_MM: the matrix address must be a tile base plus a column offset"),
