@@ -264,5 +264,55 @@ def tasks_cmd(target: str | None, level: int | None) -> None:
             click.echo(f"    {c}  {shapes}")
 
 
+@main.command("eval")
+@click.argument("target")
+@click.argument("task")
+@click.argument("kernel", type=click.Path(dir_okay=False))
+@click.option("--config", default="C1", type=click.Choice(["C1", "C2", "C3", "C4", "C5"]), show_default=True)
+@click.option("--trials", default=3, type=click.IntRange(1, 100), show_default=True, help="Fresh input sets.")
+@click.option("--seed", default=None, type=int, help="Seed of the first trial (default: random; printed).")
+@click.option("--as", "as_target", default=None, help="Which of the task's targets TARGET stands for "
+                                                    "(default: TARGET's name), e.g. when TARGET is a .isa path.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.option("-D", "defines", multiple=True, metavar="NAME=VALUE", help="Override a parameter.")
+def eval_cmd(target: str, task: str, kernel: str, config: str, trials: int, seed, as_target, as_json: bool,
+             defines) -> None:
+    """Evaluate KERNEL.s for TASK on TARGET: fresh random inputs per trial, compared with numpy.
+
+    Exit status: 0 when the kernel is correct, 1 when it is not (or cannot be evaluated)."""
+    import json as _json
+    from kcgen import taskspec
+    from kcgen.evaluation import Evaluator
+    spec = _load_target(target, defines)
+    key = as_target or spec.isa.name
+    try:
+        t = taskspec.load(task) if task.endswith(".yaml") else taskspec.find(task)
+    except taskspec.TaskError as exc:
+        _report(exc)
+        sys.exit(1)
+    except KeyError as exc:
+        click.echo(f"error: {exc.args[0]}", err=True)
+        sys.exit(1)
+    if key not in t.targets:
+        click.echo(f"error: task {t.name} does not apply to {key} (it applies to {', '.join(t.targets)})", err=True)
+        sys.exit(1)
+    try:
+        text = Path(kernel).read_text(encoding="utf-8-sig")
+    except OSError as exc:
+        click.echo(f"{kernel}: error: cannot read file: {exc.strerror}", err=True)
+        sys.exit(1)
+    isa_path = isadl.find_target(target)
+    with Evaluator() as ev:
+        result = ev.evaluate(text, isa_path, t.path, key, config, defines=parse_defines(defines),
+                             trials=trials, seed=seed, path=kernel)
+    if as_json:
+        click.echo(_json.dumps(result.as_json()))
+    else:
+        click.echo(f"{t.name} {config} on {key}: {result.summary()}")
+        if result.seeds:
+            click.echo(f"seeds {result.seeds} ({', '.join(result.profiles)})")
+    sys.exit(0 if result.correct else 1)
+
+
 if __name__ == "__main__":
     main()

@@ -1,0 +1,414 @@
+"""Evaluate a kernel on a benchmark item: assemble, run on fresh inputs, compare with numpy.
+
+    result = evaluate(kernel_text, spec, task, "boom", "C1")
+
+Each trial draws new inputs (value profiles: normal, uniform, small, large, sparse; the seed of
+every trial is recorded), starts from a clean machine whose output regions hold poison (NaN
+patterns / 0x5A bytes, so memory left from anything earlier cannot pass), runs with a step
+budget, and compares every output element with the numpy reference rounded to the output's
+dtype. Success means every element of every trial is within tolerance.
+
+Where tensors live comes from a layout: `tasks/layouts/<target>.py` when the target has one
+(`layout(spec, task, target, config) -> Layout`), else the generic layout built from the ISA's
+kernel ABI (`abi_layout`): inputs packed into the `in` regions, outputs into the `out` regions,
+and the `args` registers receiving the tensors' addresses in order, then the configuration
+variables. The prompt text describing the layout is generated from the same object.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+import ml_dtypes
+import numpy as np
+
+import isadl
+from isadl.check import Spec
+
+from . import taskspec
+from .taskspec import TaskSpec
+
+DTYPES = {"f32": np.dtype(np.float32), "bf16": np.dtype(ml_dtypes.bfloat16), "fp16": np.dtype(np.float16),
+          "i8": np.dtype(np.int8), "i16": np.dtype(np.int16), "i32": np.dtype(np.int32), "u8": np.dtype(np.uint8)}
+PROFILES = ("normal", "uniform", "small", "large", "sparse")
+ALIGN = 64  # bytes between packed tensors
+
+
+class LayoutError(Exception):
+    """The task does not fit the target's memories or ABI."""
+
+
+@dataclass(frozen=True)
+class Placement:
+    tensor: str
+    memory: str
+    index: int  # first element of the memory
+    shape: tuple[int, ...]
+    dtype: str
+    address: int  # as the kernel sees it (memory base + index * element bytes)
+
+
+@dataclass
+class Layout:
+    placements: dict[str, Placement]
+    args: list[tuple[str, int, str]]  # (register, value, what it is)
+    notes: list[str] = field(default_factory=list)
+
+    def prompt(self) -> str:
+        """The kernel's interface in words (the agent's prompt uses exactly this)."""
+        lines = ["Data layout:"]
+        for p in self.placements.values():
+            lines.append(f"- {p.tensor}: {p.dtype}[{', '.join(map(str, p.shape))}], row-major, in {p.memory} "
+                         f"at address {p.address:#x}")
+        if self.args:
+            lines.append("Registers on entry:")
+            lines += [f"- {reg} = {value:#x} ({what})" if what.startswith("address") else f"- {reg} = {value} ({what})"
+                      for reg, value, what in self.args]
+        return "\n".join(lines + self.notes)
+
+
+def abi_layout(spec: Spec, task: TaskSpec, target: str, config: str) -> Layout:
+    """Tensors packed into the ABI's regions; their addresses, then the config, in the arg registers."""
+    abi = spec.isa.abi
+    if abi is None or not abi.regions:
+        raise LayoutError(f"{spec.isa.name} has no kernel ABI regions to place tensors in")
+    cfg = task.config(target, config)
+    regions = {role: [r for r in abi.regions if r.role in (role, "inout")] for role in ("in", "out")}
+    cursor = {id(r): spec.params_eval(r.lo) for r in abi.regions}
+    placements = {}
+    for t in task.tensors:
+        dt = DTYPES[task.dtype(target, t.name)]
+        shape = task.shape(t, cfg)
+        nbytes = int(np.prod(shape)) * dt.itemsize
+        for region in regions[t.role]:
+            mem = spec.isa.memory(region.memory) if hasattr(spec.isa, "memory") else None
+            elem_bytes = spec.types[region.memory].bits // 8
+            start = cursor[id(region)]
+            start += -start % max(ALIGN // max(elem_bytes, 1), 1)
+            count = -(-nbytes // elem_bytes)
+            if start + count <= spec.params_eval(region.hi):
+                cursor[id(region)] = start + count
+                base = next(m for m in spec.isa.memories if m.name == region.memory).base
+                base = spec.params_eval(base) if base is not None else 0
+                placements[t.name] = Placement(t.name, region.memory, start, shape, task.dtype(target, t.name),
+                                               base + start * elem_bytes)
+                break
+        else:
+            raise LayoutError(f"{task.name} {config}: tensor {t.name} ({nbytes} bytes) does not fit the "
+                              f"{'/'.join(r.name for r in regions[t.role]) or 'missing'} region(s) of {spec.isa.name}")
+    args = [(None, p.address, f"address of {p.tensor}") for p in placements.values()] + \
+           [(None, v, f"{k}") for k, v in cfg.items()]
+    if len(args) > len(abi.args):
+        raise LayoutError(f"{task.name}: {len(args)} arguments, but the ABI of {spec.isa.name} passes {len(abi.args)}")
+    args = [(reg, v, what) for reg, (_, v, what) in zip(abi.args, args)]
+    return Layout(placements, args)
+
+
+def layout_for(spec: Spec, task: TaskSpec, target: str, config: str) -> Layout:
+    from .paths import TASKS, load_module
+    custom = TASKS / "layouts" / f"{target}.py"
+    if custom.exists():
+        return load_module(custom).layout(spec, task, target, config)
+    return abi_layout(spec, task, target, config)
+
+
+# ---- inputs ------------------------------------------------------------------------------------------
+def draw(rng: np.random.Generator, profile: str, shape, dtype: np.dtype) -> np.ndarray:
+    n = int(np.prod(shape))
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        lo, hi = max(info.min, -128), min(info.max, 127)
+        if profile == "small":
+            lo, hi = max(lo, -4), min(hi, 4)
+        v = rng.integers(lo, hi + 1, n)
+        if profile == "sparse":
+            v[rng.random(n) < 0.8] = 0
+        return v.astype(dtype).reshape(shape)
+    if profile == "normal":
+        v = rng.standard_normal(n)
+    elif profile == "uniform":
+        v = rng.uniform(-1.0, 1.0, n)
+    elif profile == "small":
+        v = rng.standard_normal(n) * 1e-3
+    elif profile == "large":
+        v = rng.standard_normal(n) * 30.0
+    else:  # sparse and near zero
+        v = rng.standard_normal(n) * 1e-2
+        v[rng.random(n) < 0.8] = 0.0
+    return v.astype(dtype).reshape(shape)
+
+
+def quantize(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return np.clip(np.rint(x), info.min, info.max).astype(dtype)
+    return np.asarray(x, dtype=np.float64).astype(dtype)
+
+
+# ---- results -------------------------------------------------------------------------------------------
+@dataclass
+class OutputCheck:
+    tensor: str
+    kernel: np.ndarray  # float64 view of what the kernel wrote
+    reference: np.ndarray
+    ok: np.ndarray  # bool per element
+
+    def rows(self, start: int = 0, count: int = 8) -> list[dict]:
+        """Row-wise kernel vs reference values with the row's worst error (for view_output)."""
+        k = self.kernel.reshape(self.kernel.shape[0], -1) if self.kernel.ndim > 1 else self.kernel.reshape(1, -1)
+        r = self.reference.reshape(k.shape)
+        out = []
+        for i in range(max(start, 0), min(start + count, k.shape[0])):
+            err = np.abs(k[i] - r[i])
+            out.append({"row": i, "kernel": k[i].tolist(), "reference": r[i].tolist(),
+                        "max_abs_err": float(np.nanmax(err)) if err.size else 0.0,
+                        "mismatches": int((~self.ok.reshape(k.shape)[i]).sum())})
+        return out
+
+
+@dataclass
+class EvalResult:
+    correct: bool
+    match_rate: float = 0.0
+    max_abs_err: float = math.inf
+    max_rel_err: float = math.inf
+    cycles: Optional[int] = None
+    instret: Optional[int] = None
+    baseline_cycles: Optional[int] = None
+    roofline_cycles: Optional[int] = None
+    trap: Optional[str] = None
+    error: Optional[str] = None  # assembly errors, layout problems, a crashed evaluation
+    seeds: list[int] = field(default_factory=list)
+    profiles: list[str] = field(default_factory=list)
+    outputs: dict[str, OutputCheck] = field(default_factory=dict)  # the first failing trial's, else the last
+
+    @property
+    def speedup(self) -> Optional[float]:
+        if self.cycles and self.baseline_cycles:
+            return self.baseline_cycles / self.cycles
+        return None
+
+    @property
+    def roofline_fraction(self) -> Optional[float]:
+        if self.cycles and self.roofline_cycles:
+            return self.roofline_cycles / self.cycles
+        return None
+
+    def summary(self) -> str:
+        if self.error:
+            return f"error: {self.error}"
+        head = "correct" if self.correct else f"incorrect: {100 * (1 - self.match_rate):.1f}% of elements do not match"
+        parts = [head]
+        if self.trap:
+            parts.append(f"trap: {self.trap}")
+        if self.cycles is not None:
+            parts.append(f"{self.cycles} cycles, {self.instret} instructions")
+        if self.baseline_cycles:
+            parts.append(f"baseline {self.baseline_cycles} cycles" +
+                         (f", speedup {self.speedup:.2f}x" if self.speedup else ""))
+        if self.roofline_cycles:
+            parts.append(f"roofline {self.roofline_cycles} cycles")
+        if not self.correct and math.isfinite(self.max_abs_err):
+            parts.append(f"max abs err {self.max_abs_err:.3g}, max rel err {self.max_rel_err:.3g}")
+        return "; ".join(parts)
+
+    def as_json(self) -> dict:
+        return {"correct": self.correct, "match_rate": self.match_rate,
+                "max_abs_err": _finite(self.max_abs_err), "max_rel_err": _finite(self.max_rel_err),
+                "cycles": self.cycles, "instret": self.instret, "baseline_cycles": self.baseline_cycles,
+                "speedup": self.speedup, "roofline_cycles": self.roofline_cycles,
+                "roofline_fraction": self.roofline_fraction, "trap": self.trap, "error": self.error,
+                "seeds": self.seeds, "profiles": self.profiles}
+
+
+def _finite(x):
+    return x if x is None or math.isfinite(x) else None
+
+
+# ---- the evaluation ------------------------------------------------------------------------------------
+_SIMS: dict[int, object] = {}
+
+
+def _simulator(spec: Spec):
+    from kcgen.sim.simulator import Simulator
+    sim = _SIMS.get(id(spec))
+    if sim is None or sim.spec is not spec:
+        sim = _SIMS[id(spec)] = Simulator(spec)
+    return sim
+
+
+def _write(sim, p: Placement, values: np.ndarray) -> None:
+    mem = sim.arrays[p.memory]
+    dt = DTYPES[p.dtype]
+    flat = np.ascontiguousarray(values.astype(dt).reshape(-1))
+    if mem.dtype == np.uint8:
+        raw = flat.view(np.uint8)
+        mem[p.index:p.index + raw.size] = raw
+    else:  # a memory of the tensor's own element type (e.g. bf16 vector SRAM)
+        view = sim.view(p.memory)
+        view[p.index:p.index + flat.size] = flat.astype(view.dtype)
+
+
+def _read(sim, p: Placement) -> np.ndarray:
+    dt = DTYPES[p.dtype]
+    n = int(np.prod(p.shape))
+    mem = sim.arrays[p.memory]
+    if mem.dtype == np.uint8:
+        out = mem[p.index:p.index + n * dt.itemsize].copy().view(dt)
+    else:
+        out = sim.view(p.memory)[p.index:p.index + n].astype(dt)
+    return out.reshape(p.shape)
+
+
+def _poison(sim, p: Placement) -> None:
+    dt = DTYPES[p.dtype]
+    n = int(np.prod(p.shape))
+    fill = np.full(n, np.nan, dtype=dt) if dt.kind == "f" else np.full(n * dt.itemsize, 0x5A, np.uint8).view(dt)
+    _write(sim, p, fill.reshape(p.shape))
+
+
+def _set_register(spec: Spec, sim, name: str, value: int) -> None:
+    file, index = spec.regnames[name]
+    arr = sim.arrays[file]
+    bits = arr.dtype.itemsize * 8
+    arr[index] = np.array(value & ((1 << bits) - 1), dtype=f"u{arr.dtype.itemsize}").view(arr.dtype)
+
+
+def evaluate(kernel: str, spec: Spec, task: TaskSpec, target: str, config: str = "C1", trials: int = 3,
+             seed: Optional[int] = None, max_steps: int = 50_000_000, baseline_cycles: Optional[int] = None,
+             roofline_cycles: Optional[int] = None, layout: Optional[Layout] = None,
+             path: str = "kernel.s") -> EvalResult:
+    """Evaluate `kernel` (assembly text) for `task` at `config` on the ISA `spec`, whose dtypes are
+    the task's `target` entry. Runs in this process; `Evaluator` isolates it in a worker."""
+    from kcgen.asm import Assembler
+    try:
+        program = Assembler(spec).assemble(kernel, path)
+    except isadl.IsaError as exc:
+        return EvalResult(False, error=str(exc), baseline_cycles=baseline_cycles, roofline_cycles=roofline_cycles)
+    try:
+        lay = layout or layout_for(spec, task, target, config)
+    except LayoutError as exc:
+        return EvalResult(False, error=str(exc))
+    cfg = task.config(target, config)
+    ref_fn = taskspec.reference(task)
+    sim = _simulator(spec)
+    seed = int(np.random.SeedSequence().entropy % (1 << 31)) if seed is None else seed
+    result = EvalResult(True, baseline_cycles=baseline_cycles, roofline_cycles=roofline_cycles)
+    total = good = 0
+    max_abs = max_rel = 0.0
+    for k in range(trials):
+        trial_seed = seed + k
+        profile = PROFILES[k % len(PROFILES)]
+        result.seeds.append(trial_seed)
+        result.profiles.append(profile)
+        rng = np.random.default_rng(trial_seed)
+        for name, arr in sim.arrays.items():  # a clean machine: nothing survives from an earlier run
+            arr[...] = 0
+        inputs = {}
+        for t in task.inputs:
+            p = lay.placements[t.name]
+            inputs[t.name] = draw(rng, profile, p.shape, DTYPES[p.dtype])
+            _write(sim, p, inputs[t.name])
+        for t in task.outputs:
+            _poison(sim, lay.placements[t.name])
+        try:
+            sim.load(program)
+        except Exception as exc:  # LoadError: the program's sections do not fit the machine
+            return EvalResult(False, error=str(exc))
+        for t in task.inputs:  # loading the program may have overwritten an input; write them again
+            _write(sim, lay.placements[t.name], inputs[t.name])
+        for reg, value, _ in lay.args:
+            _set_register(spec, sim, reg, value)
+        run = sim.run(max_steps)
+        if k == 0:
+            result.cycles, result.instret = run.cycles, run.instret
+        if run.status != "halted":
+            result.correct = False
+            result.trap = str(run.trap) if run.trap else f"did not halt within {max_steps} steps"
+        golden = ref_fn(**{n: v.astype(np.float64) for n, v in inputs.items()}, **cfg)
+        checks = {}
+        for t in task.outputs:
+            p = lay.placements[t.name]
+            dt = DTYPES[p.dtype]
+            want = quantize(golden[t.name], dt).astype(np.float64)
+            got = _read(sim, p).astype(np.float64)
+            tol = task.tolerance[p.dtype]
+            ok = tol.ok(got, want)
+            checks[t.name] = OutputCheck(t.name, got, want, ok)
+            total += ok.size
+            good += int(ok.sum())
+            with np.errstate(invalid="ignore", divide="ignore"):
+                err = np.abs(got - want)
+                rel = err / np.maximum(np.abs(want), 1e-30)
+            if err.size:
+                max_abs = max(max_abs, float(np.nanmax(np.where(np.isnan(err), np.inf, err))))
+                max_rel = max(max_rel, float(np.nanmax(np.where(np.isnan(rel), np.inf, rel))))
+            if not ok.all():
+                result.correct = False
+        if not result.outputs or not all(c.ok.all() for c in checks.values()) and \
+                all(c.ok.all() for c in result.outputs.values()):
+            result.outputs = checks
+        if run.status != "halted":
+            break
+    result.match_rate = good / total if total else 0.0
+    result.max_abs_err, result.max_rel_err = max_abs, max_rel
+    return result
+
+
+# ---- isolation ------------------------------------------------------------------------------------------
+_SPECS: dict[tuple, Spec] = {}
+
+
+def _worker_evaluate(isa_path: str, defines: tuple, task_path: str, target: str, config: str, kernel: str,
+                     kwargs: dict) -> EvalResult:
+    key = (isa_path, defines)
+    spec = _SPECS.get(key)
+    if spec is None:
+        spec = _SPECS[key] = isadl.load(isa_path, dict(defines))
+    task = taskspec.load(task_path)
+    return evaluate(kernel, spec, task, target, config, **kwargs)
+
+
+class Evaluator:
+    """Runs evaluations in a long-lived worker process, so nothing a kernel does can take the caller
+    down (a crashed worker gives an error result and is replaced). The worker keeps ISAs and
+    simulators loaded between evaluations."""
+
+    def __init__(self):
+        self._pool = None
+
+    def _executor(self):
+        if self._pool is None:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+            self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+        return self._pool
+
+    def evaluate(self, kernel: str, isa_path: str, task_path: str, target: str, config: str = "C1",
+                 defines: Optional[dict] = None, timeout: Optional[float] = None, **kwargs) -> EvalResult:
+        from concurrent.futures.process import BrokenProcessPool
+        future = self._executor().submit(_worker_evaluate, str(isa_path), tuple(sorted((defines or {}).items())),
+                                         str(task_path), target, config, kernel, kwargs)
+        try:
+            return future.result(timeout=timeout)
+        except BrokenProcessPool:
+            self._pool = None
+            return EvalResult(False, error="the evaluation process died (a kcgen bug: please report it)")
+        except TimeoutError:
+            self.close(kill=True)
+            return EvalResult(False, error=f"the evaluation took longer than {timeout} s")
+
+    def close(self, kill: bool = False) -> None:
+        if self._pool is not None:
+            if kill:
+                for p in list(getattr(self._pool, "_processes", {}).values()):
+                    p.kill()
+            self._pool.shutdown(wait=not kill, cancel_futures=True)
+            self._pool = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
