@@ -227,7 +227,16 @@ def _finite(x):
 
 
 # ---- the evaluation ------------------------------------------------------------------------------------
-_SIMS: dict[int, object] = {}
+_SIMS: dict = {}  # per ISA: its simulator and its assembler, built once
+
+
+def _assembler(spec: Spec):
+    """One assembler per ISA (building one generates its matchers: tens of milliseconds)."""
+    from kcgen.asm import Assembler
+    hit = _SIMS.get(("asm", id(spec)))
+    if hit is None or hit.spec is not spec:
+        hit = _SIMS[("asm", id(spec))] = Assembler(spec)
+    return hit
 
 
 def _simulator(spec: Spec):
@@ -281,9 +290,8 @@ def evaluate(kernel: str, spec: Spec, task: TaskSpec, target: str, config: str =
              path: str = "kernel.s") -> EvalResult:
     """Evaluate `kernel` (assembly text) for `task` at `config` on the ISA `spec`, whose dtypes are
     the task's `target` entry. Runs in this process; `Evaluator` isolates it in a worker."""
-    from kcgen.asm import Assembler
     try:
-        program = Assembler(spec).assemble(kernel, path)
+        program = _assembler(spec).assemble(kernel, path)
     except isadl.IsaError as exc:
         return EvalResult(False, error=str(exc), baseline_cycles=baseline_cycles, roofline_cycles=roofline_cycles)
     try:
