@@ -139,9 +139,10 @@ def _program_for(line: str) -> tuple[str, int]:
     mnemonic = line.split()[0]
     if mnemonic == "C_LOOP_START":
         return line + "\nC_LOOP_END gp1", 0
-    if mnemonic in ("C_LOOP_END", "C_BREAK"):
-        return f"C_LOOP_START gp1, 2\n{line}\nC_LOOP_END gp1" if mnemonic == "C_BREAK" else \
-            f"C_LOOP_START gp1, 2\n{line}", 1
+    if mnemonic == "C_LOOP_END":
+        return f"C_LOOP_START gp1, 2\n{line}", 1
+    if mnemonic == "C_BREAK":
+        return f"C_LOOP_START gp1, 2\n{line}\nC_LOOP_END gp1", 1
     return line, 0
 
 
