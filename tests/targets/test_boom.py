@@ -1,0 +1,374 @@
+"""targets/boom.isa (BOOM, RV64IMFD + Zicsr) against independent oracles.
+
+(a) encodings: every instruction and pseudo-instruction, with hypothesis-drawn operands, assembles
+    byte-identically with GNU as (-march=rv64imfd), including %hi/%lo/%pcrel_hi/%pcrel_lo, la to
+    .data/.rodata and 64-bit li;
+(b) the assembly clang-19 emits at -O2 for C kernels (saxpy, dot, gemm, relu) assembles
+    byte-identically with GNU as;
+(c) execution: random straight-line and looping programs end in the same architectural state
+    (x and f registers, the memory they touch) on our C simulator and on qemu-riscv64;
+(d) every example of the description passes on both simulators;
+(e) ooo timing sanity on hand-computed sequences (LargeBoom and, via -D CONFIG, SmallBoom/MegaBoom).
+
+Tools: apt binutils-riscv64-unknown-elf (a, b, c), clang-19 (b), qemu-user (c). A missing tool
+skips its tests with the install command as the reason.
+"""
+from __future__ import annotations
+
+import functools
+import random
+import re
+import shutil
+import struct
+import subprocess
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import isadl
+from tests.asm import common
+from tests.asm.common import aligned_values, numbers, write_insn
+
+ROOT = Path(__file__).resolve().parents[2]
+BOOM = ROOT / "targets" / "boom.isa"
+HERE = Path(__file__).resolve().parent / "boom"
+NAME = "boom"
+common.FIXTURES[NAME] = BOOM  # the shared strategies look ISAs up by name
+
+AS = shutil.which("riscv64-unknown-elf-as")
+LD = shutil.which("riscv64-unknown-elf-ld")
+OBJCOPY = shutil.which("riscv64-unknown-elf-objcopy")
+CLANG = shutil.which("clang-19")
+QEMU = shutil.which("qemu-riscv64") or shutil.which("qemu-riscv64-static")
+AS_FLAGS = ["-march=rv64imfd", "-mabi=lp64d", "-mno-relax", "-mno-arch-attr"]
+BINUTILS_HINT = "GNU binutils for RISC-V missing: apt-get install -y binutils-riscv64-unknown-elf"
+needs_binutils = pytest.mark.skipif(not (AS and LD and OBJCOPY), reason=BINUTILS_HINT)
+
+
+@functools.lru_cache(maxsize=None)
+def spec():
+    return common.spec(NAME)
+
+
+def ours(text: str):
+    return common.assembler(NAME).assemble(text, "ours.s")
+
+
+def ram_base() -> int:
+    return spec().params["RAM_BASE"]
+
+
+def gnu_sections(text: str, workdir: Path, bases: dict[str, int], sections=(".text",)) -> dict[str, bytes]:
+    """Assemble with GNU as, link every section at our address, return each section's bytes."""
+    src, obj, elf = (workdir / n for n in ("g.s", "g.o", "g.elf"))
+    src.write_text(text)
+    run([AS, *AS_FLAGS, "-o", str(obj), str(src)], text)
+    script = workdir / "g.ld"  # every input section at our address, under its own name
+    script.write_text("SECTIONS {\n" + "".join(f"  {n} {a:#x} : {{ *({n}) }}\n" for n, a in bases.items())
+                      + "  /DISCARD/ : { *(.comment) *(.note*) *(.riscv.attributes) }\n}\n")
+    run([LD, "-m", "elf64lriscv", "--no-relax", "-e", hex(bases[".text"]), "-T", str(script),
+         "-o", str(elf), str(obj)], text)
+    out = {}
+    for n in sections:
+        binf = workdir / f"g{n}.bin"
+        run([OBJCOPY, "-O", "binary", "-j", n, str(elf), str(binf)], text)
+        out[n] = binf.read_bytes()
+    return out
+
+
+def run(cmd, text=""):
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, f"{Path(cmd[0]).name} failed:\n{proc.stderr}\n--- source\n{text}"
+    return proc
+
+
+def compare(tmp_path: Path, text: str, gnu_text: str | None = None) -> None:
+    program = ours(text)
+    bases = {n: s.base for n, s in program.sections.items() if s.data}
+    names = tuple(bases)
+    expected = gnu_sections(gnu_text if gnu_text is not None else text, tmp_path, bases, names)
+    for n in names:
+        got = bytes(program.sections[n].data)
+        want = expected[n]
+        if len(got) > len(want) and not any(got[len(want):]):
+            got = got[:len(want)]  # our section ends padded to its alignment; objcopy stops at its size
+        if got != want:
+            diffs = [f"  {bases[n] + a:#x}: ours {got[a:a + 4].hex()} gnu {want[a:a + 4].hex()}"
+                     for a in range(0, max(len(got), len(want)), 4) if got[a:a + 4] != want[a:a + 4]]
+            raise AssertionError(f"section {n} differs:\n" + "\n".join(diffs[:20]) + f"\n--- source\n{text}")
+
+
+# ---- (a) encodings --------------------------------------------------------------------------------------
+
+FORMS = sorted(spec().instructions) + sorted(spec().pseudos)
+PCREL = {n for n in FORMS
+         if any(o.kind == "pcrel" for o in (spec().instructions[n].operands if n in spec().instructions
+                                            else spec().pseudo_operands[n]).values())}
+LABEL_ONLY = {"call", "tail"}  # a number there is an address for GNU as and for us alike: use labels
+SYMBOLIC = {"la", "lla"}  # their operand is a symbol
+INTERNAL = {"li_r1", "li_r2", "li_r3"}  # steps of li, not GNU mnemonics
+_LAST = re.compile(r"^(.*?)([-+]?(?:0x[0-9a-fA-F]+|0b[01]+|\d+))\s*$")
+
+
+@st.composite
+def statement(draw, name: str, index: int, n_labels: int) -> tuple[str, str]:
+    """(our text, GNU text) for one use of an instruction or pseudo, at line `index` of a program
+    whose lines all carry labels L0..L{n_labels-1}."""
+    near = tuple(f"L{k}" for k in range(max(0, index - 40), min(n_labels, index + 40)))
+    if name in SYMBOLIC:
+        rd = draw(st.sampled_from(common.reg_names(NAME)[("x", draw(st.integers(1, 31)))]))
+        sym = draw(st.sampled_from(near))
+        t = f"{spec().pseudos[name].mnemonic} {rd}, {sym}"
+        return t, t
+    w = draw(write_insn(NAME, name, 0, free_labels=near))
+    text = w.text
+    gtext = None
+    if name in PCREL and not w.labels:
+        m = _LAST.match(text)
+        assert m, text
+        if name in LABEL_ONLY:
+            text = m.group(1) + draw(st.sampled_from(near))
+        else:
+            off = int(m.group(2), 0)
+            gtext = f"{m.group(1)}.{'+' if off >= 0 else '-'}{abs(off)}"
+    if name == "FENCE" and text.count(",") == 0 and len(text.split()) == 2:
+        text += ", iorw"  # GNU as wants both sets or neither
+    return text, gtext if gtext is not None else text
+
+
+@st.composite
+def program(draw, names) -> tuple[str, str]:
+    names = list(names)
+    n = len(names)
+    lines_o, lines_g = [], []
+    for i, name in enumerate(names):
+        t, g = draw(statement(name, i, n + 1))
+        lines_o.append(f"L{i}: {t}")
+        lines_g.append(f"L{i}: {g}")
+    lines_o.append(f"L{n}: ebreak")
+    lines_g.append(f"L{n}: ebreak")
+    return "\n".join(lines_o) + "\n", "\n".join(lines_g) + "\n"
+
+
+PUBLIC_FORMS = [n for n in FORMS if n not in INTERNAL]
+
+
+@needs_binutils
+@settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_every_form_matches_gnu(tmp_path_factory, data):
+    """One program with every instruction and pseudo-instruction once, in random order."""
+    order = data.draw(st.permutations(PUBLIC_FORMS))
+    ours_text, gnu_text = data.draw(program(order))
+    compare(tmp_path_factory.mktemp("gnu"), ours_text, gnu_text)
+
+
+@needs_binutils
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_random_programs_match_gnu(tmp_path_factory, data):
+    names = data.draw(st.lists(st.sampled_from(PUBLIC_FORMS), min_size=1, max_size=40))
+    ours_text, gnu_text = data.draw(program(names))
+    compare(tmp_path_factory.mktemp("gnu"), ours_text, gnu_text)
+
+
+LI_EDGES = [0, 1, -1, 2047, -2048, 2048, -2049, 0x7FFFFFFF, -0x80000000, 0x80000000, 0xFFFFFFFF, 0x7FFFF800,
+            0x12345000, 0x100000000, 0x7FFFFFFFFFFFFFFF, -0x8000000000000000, 0x123456789ABCDEF0,
+            -0x123456789ABCDEF0, 0x0000000100000001, 0x7FFFFFFF7FFFFFFF, 0x8000000080000000 - (1 << 64),
+            0xFFFFF000, 0xFFFFF800, 0x800000000000, 0xFFF0000000000FFF - (1 << 64)]
+
+
+def li_values():
+    bits = st.integers(1, 64).flatmap(lambda b: st.integers(-(1 << (b - 1)), (1 << (b - 1)) - 1))
+    sparse = st.lists(st.integers(0, 63), max_size=6).map(
+        lambda bs: ((sum(1 << b for b in bs) + (1 << 63)) % (1 << 64)) - (1 << 63))
+    return st.one_of(st.sampled_from(LI_EDGES), bits, sparse)
+
+
+@needs_binutils
+@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@given(values=st.lists(li_values(), min_size=1, max_size=60), regs=st.data())
+def test_li_matches_gnu(tmp_path_factory, values, regs):
+    lines = []
+    for v in values:
+        rd = regs.draw(st.sampled_from(["a0", "t3", "s11", "x5", "ra"]))
+        lines.append(f"li {rd}, {regs.draw(numbers(v))}")
+    compare(tmp_path_factory.mktemp("li"), "\n".join(lines) + "\n")
+
+
+@needs_binutils
+def test_li_edges_match_gnu(tmp_path):
+    compare(tmp_path, "".join(f"li a0, {v}\nli t1, {hex(v) if v >= 0 else '-' + hex(-v)}\n" for v in LI_EDGES))
+
+
+@needs_binutils
+def test_relocations_and_sections_match_gnu(tmp_path):
+    text = """
+        .text
+        .globl f
+    f:  la     a0, table
+        lla    a1, msg
+    1:  auipc  a2, %pcrel_hi(table + 8)
+        ld     a3, %pcrel_lo(1b)(a2)
+    .Lpc: auipc a4, %pcrel_hi(count)
+        sw     a5, %pcrel_lo(.Lpc)(a4)
+        flw    fa0, %pcrel_lo(.Lpc)(a4)
+        lui    a6, %hi(0x12345678)
+        addi   a6, a6, %lo(0x12345678)
+        ld     a7, %lo(table)(a6)
+        sd     a7, %lo(table + 16)(a6)
+        fld    fa1, %lo(pi)(a6)
+        call   g
+        tail   g
+    g:  jal    f
+        jalr   a0
+        jr     a1
+        j      f
+        ret
+        .section .rodata
+        .p2align 3
+    pi: .double 3.14159
+    msg: .byte 1, 2, 3
+        .data
+        .p2align 4
+    table: .dword 1, 2, 3, -4
+    count: .word 7
+        .half 3
+        .float 1.5
+        .zero 5
+        .quad 0x123456789
+    """
+    compare(tmp_path, text)
+
+
+def test_hi_of_a_ram_address_is_an_error():
+    """lui + addi cannot form addresses at RAM_BASE (0x80000000) and above in RV64 (lui sign-extends);
+    GNU ld refuses with 'relocation truncated to fit: R_RISCV_HI20', our assembler at %hi."""
+    from kcgen.asm import AsmError
+    with pytest.raises(AsmError):
+        ours("lui a0, %hi(x)\naddi a0, a0, %lo(x)\nx: .word 1\n")
+    assert ours("lui a0, %hi(0x7ffff7ff)\n").words(4) == [0x7ffff537]
+
+
+# ---- (b) clang -O2 kernels -------------------------------------------------------------------------------
+
+KERNELS = {
+    "saxpy": "void saxpy(long n, float a, const float *x, float *restrict y)"
+             " { for (long i = 0; i < n; i++) y[i] = a * x[i] + y[i]; }",
+    "daxpy": "void daxpy(int n, double a, const double *x, double *restrict y)"
+             " { for (int i = 0; i < n; i++) y[i] += a * x[i]; }",
+    "dot": "double dot(long n, const double *x, const double *y)"
+           " { double s = 0; for (long i = 0; i < n; i++) s += x[i] * y[i]; return s; }",
+    "sdot": "float sdot(int n, const float *x, const float *y)"
+            " { float s = 0; for (int i = 0; i < n; i++) s += x[i] * y[i]; return s; }",
+    "gemm": "void gemm(int n, int m, int k, const float *A, const float *B, float *restrict C) {"
+            " for (int i = 0; i < n; i++) for (int j = 0; j < m; j++) { float s = 0;"
+            " for (int p = 0; p < k; p++) s += A[i * k + p] * B[p * m + j]; C[i * m + j] = s; } }",
+    "dgemm": "void dgemm(long n, const double *A, const double *B, double *restrict C) {"
+             " for (long i = 0; i < n; i++) for (long j = 0; j < n; j++) for (long p = 0; p < n; p++)"
+             " C[i * n + j] += A[i * n + p] * B[p * n + j]; }",
+    "relu": "void relu(long n, const float *x, float *restrict y)"
+            " { for (long i = 0; i < n; i++) y[i] = x[i] > 0.0f ? x[i] : 0.0f; }",
+    "relu_i": "void relu_i(int n, int *v) { for (int i = 0; i < n; i++) if (v[i] < 0) v[i] = 0; }",
+    "scale": "static const double K[4] = {1.5, -2.25, 1e-3, 7.0};"
+             " void scale(long n, double *x) { for (long i = 0; i < n; i++) x[i] = x[i] * K[i & 3] + 0.5; }",
+    "hash": "unsigned long hash(const unsigned char *s, long n) { unsigned long h = 0xcbf29ce484222325UL;"
+            " for (long i = 0; i < n; i++) { h ^= s[i]; h *= 0x100000001b3UL; } return h / 7 + h % 13; }",
+    "cvt": "long cvt(double a, float b, int c, unsigned u) { return (long)a + (int)b + (long)(float)c"
+           " + (long)(double)u + (unsigned long)(a * b); }",
+}
+
+
+@pytest.mark.skipif(CLANG is None, reason="clang-19 missing: apt-get install -y clang-19 lld-19 llvm-19")
+@needs_binutils
+@pytest.mark.parametrize("name", sorted(KERNELS))
+@pytest.mark.parametrize("opt", ["-O2", "-O3"])
+def test_clang_kernels_match_gnu(tmp_path, name, opt):
+    c = tmp_path / f"{name}.c"
+    c.write_text(KERNELS[name] + "\n")
+    s = tmp_path / f"{name}.s"
+    run([CLANG, "--target=riscv64-unknown-elf", "-march=rv64imfd", "-mabi=lp64d", "-mcmodel=medany", "-fno-addrsig", opt,
+         "-fno-unroll-loops" if opt == "-O2" else "-funroll-loops", "-S", "-o", str(s), str(c)])
+    asm = s.read_text()
+    for fn in ("memset", "memcpy"):  # library calls clang may emit: a stub so both link
+        if re.search(rf"\b(call|tail)\s+{fn}\b", asm):
+            asm += f"\n\t.text\n{fn}:\n\tret\n"
+    compare(tmp_path, asm)
+
+
+# ---- (d) examples on both simulators ---------------------------------------------------------------------
+
+def _examples():
+    from kcgen.sim.examples import examples
+    return examples(spec())
+
+
+@pytest.mark.parametrize("machine", ["pyref", "csim"])
+def test_examples(machine):
+    from kcgen.sim.examples import run_example
+    if machine == "pyref":
+        from kcgen.sim.pyref import RefMachine as factory
+    else:
+        from kcgen.sim.simulator import Simulator as factory
+    cases = _examples()
+    assert len(cases) >= 100
+    failures = [r.message() for r in (run_example(spec(), c, factory) for c in cases) if not r.ok]
+    assert not failures, "\n".join(failures)
+
+
+# ---- (e) ooo timing -------------------------------------------------------------------------------------
+
+def timed(source: str, defines: dict | None = None, regs: dict | None = None):
+    from kcgen.sim.simulator import Simulator
+    from kcgen.asm import Assembler
+    sp = isadl.load(BOOM, defines=defines or {})
+    sim = Simulator(sp)
+    sim.load(Assembler(sp).assemble(source, "t.s"))
+    for r, v in (regs or {}).items():
+        sim.view("x")[r] = v
+    res = sim.run(1_000_000)
+    assert res.status == "halted", res
+    return res
+
+
+def test_timing_independent_adds_fill_three_wide_dispatch():
+    # 30 independent single-cycle adds on 3 ALUs, 3-wide dispatch: one group of three per cycle.
+    body = "".join(f"addi x{5 + i % 20}, x{5 + i % 20}, 1\n" for i in range(30))
+    large = timed(body + "ebreak\n")
+    small = timed(body + "ebreak\n", {"CONFIG": 1})
+    mega = timed(body + "ebreak\n", {"CONFIG": 4})
+    assert large.instret == 31
+    assert 10 <= large.cycles <= 13  # 31 instructions / 3 per cycle + the last result
+    assert 30 <= small.cycles <= 33  # 1-wide
+    assert 8 <= mega.cycles <= 10  # 4-wide
+    assert mega.cycles < large.cycles < small.cycles
+
+
+def test_timing_dependent_chains_pay_their_latency():
+    mul_chain = "".join("mul a0, a0, a1\n" for _ in range(10)) + "ebreak\n"
+    res = timed(mul_chain)
+    assert 30 <= res.cycles <= 32  # 10 x MUL_LAT (3)
+    fma_chain = "".join("fmadd.d fa0, fa1, fa2, fa0\n" for _ in range(8)) + "ebreak\n"
+    res = timed(fma_chain)
+    assert 32 <= res.cycles <= 34  # 8 x FMA_LAT (4)
+    # four independent FMA chains overlap on the one pipelined FP unit: 4 cycles per step for all four
+    four = "".join(f"fmadd.d fa{k}, fa5, fa6, fa{k}\n" for _ in range(8) for k in range(4)) + "ebreak\n"
+    res4 = timed(four)
+    assert 32 <= res4.cycles <= 37
+    # load-to-use: a load and its dependent add take LOAD_LAT + 1
+    load_use = timed("ld a0, 0(a1)\naddi a0, a0, 1\nebreak\n", regs={11: ram_base() + 0x1000})
+    assert 5 <= load_use.cycles <= 6
+    # the divider is iterative: two independent divides serialise
+    two_div = timed("div a0, a1, a2\ndiv a3, a4, a5\nebreak\n", regs={12: 3, 15: 5})
+    assert 2 * spec().params["DIV_CYCLES"] <= two_div.cycles <= 2 * spec().params["DIV_CYCLES"] + 3
+
+
+def test_timing_branch_prediction():
+    loop = "li t0, 100\n1: addi a0, a0, 1\naddi t0, t0, -1\nbnez t0, 1b\nebreak\n"
+    res = timed(loop)
+    # 3 instructions per iteration, a taken backward branch predicted right: about 1 cycle per
+    # iteration on 3-wide LargeBoom (the bnez waits for addi t0: the chain is 1 cycle per iteration),
+    # plus one mispredict at the exit.
+    assert 100 <= res.cycles <= 100 + spec().params["MISPREDICT"] + 10
