@@ -1,0 +1,5 @@
+/* y = a * x + y over n floats (scalar F on Coral: Zve32x has no vector floating point). */
+void saxpy(int n, float a, const float *x, float *y) {
+    for (int i = 0; i < n; i++)
+        y[i] = a * x[i] + y[i];
+}
