@@ -368,3 +368,173 @@ def test_timing_branch_prediction():
     res = timed(loop)
     assert res.instret == 1 + 300 + 1
     assert 100 + spec().params["MISPREDICT"] <= res.cycles <= 100 + spec().params["MISPREDICT"] + 4
+
+
+# ---- (c) execution against qemu-riscv64 -----------------------------------------------------------------
+
+QEMU_HINT = "qemu-riscv64 missing: apt-get install -y qemu-user"
+BUF = 256  # bytes of memory the random programs load from and store to, through x27
+BASE, COUNTER = 27, 26  # x27 points at the buffer, x26 counts loop iterations: no random op touches them
+XPOOL = [r for r in range(1, 32) if r not in (BASE, COUNTER)]
+SIZES = {"LB": 1, "LBU": 1, "SB": 1, "LH": 2, "LHU": 2, "SH": 2, "LW": 4, "LWU": 4, "SW": 4, "FLW": 4,
+         "FSW": 4, "LD": 8, "SD": 8, "FLD": 8, "FSD": 8}
+F2I = re.compile(r"^FCVT_(W|WU|L|LU)_[SD]$")  # float-to-int conversions honour every rounding mode
+EXCLUDED = {"JAL", "JALR", "AUIPC", "ECALL", "EBREAK", "BEQ", "BNE", "BLT", "BGE", "BLTU", "BGEU"} | {
+    n for n in spec().instructions if n.startswith("CSR")}
+OPS = sorted(n for n in spec().instructions if n not in EXCLUDED)
+X_EDGES = [0, 1, -1, 2, 0x7FFFFFFF, -0x80000000, 0x80000000, 0xFFFFFFFF, (1 << 63) - 1, -(1 << 63), 31, 32, 63, 64]
+F32_EDGES = [0.0, -0.0, 1.0, -1.5, 3.0, 0.1, 1e-40, -1e-45, 3.4e38, float("inf"), float("-inf"), float("nan"),
+             2.5, -2.5, 0.5, 2147483648.0, -2147483904.0, 4294967296.0, 1e20, 9.2233720368547758e18]
+F64_EDGES = [0.0, -0.0, 1.0, -1.5, 0.1, 5e-324, 2.2250738585072014e-308, 1.7976931348623157e308, float("inf"),
+             float("-inf"), float("nan"), 2.5, -3.5, 4503599627370497.0, 9.2233720368547758e18, -9.3e18, 1.8e19]
+
+
+def _f32_bits(v: float) -> int:
+    return struct.unpack("<I", struct.pack("<f", v))[0]
+
+
+def _f64_bits(v: float) -> int:
+    return struct.unpack("<Q", struct.pack("<d", v))[0]
+
+
+def random_state(rng: random.Random):
+    xs = [0] + [rng.choice(X_EDGES) if rng.random() < 0.3 else
+                rng.randrange(-64, 64) if rng.random() < 0.3 else rng.getrandbits(64) - (1 << 63) for _ in range(31)]
+    fs = []
+    for _ in range(32):
+        r = rng.random()
+        if r < 0.4:
+            fs.append(0xFFFFFFFF00000000 | (_f32_bits(rng.choice(F32_EDGES)) if rng.random() < 0.5
+                                            else _f32_bits(rng.uniform(-100, 100))))
+        elif r < 0.85:
+            fs.append(_f64_bits(rng.choice(F64_EDGES)) if rng.random() < 0.5 else _f64_bits(rng.uniform(-1e6, 1e6)))
+        else:
+            fs.append(rng.getrandbits(64))  # not NaN-boxed: single-precision reads see the canonical NaN
+    mem = bytes(rng.getrandbits(8) for _ in range(BUF))
+    return xs, fs, mem
+
+
+def random_op(rng: random.Random) -> str:
+    name = rng.choice(OPS)
+    insn = spec().instructions[name]
+    ops = insn.operands
+    out = [insn.template.mnemonic, " "]
+    for p in insn.template.parts:
+        if isinstance(p, str):
+            out.append(p)
+            continue
+        o = ops[p.name]
+        if o.kind == "reg":
+            if p.name == "rs1" and name in SIZES:
+                out.append(f"x{BASE}")
+            else:
+                out.append(f"x{rng.choice(XPOOL)}" if o.regfile == "x" else f"f{rng.randrange(32)}")
+        elif o.kind == "imm":
+            if p.name == "off":
+                out.append(str(rng.randrange(0, BUF - SIZES[name] + 1, SIZES[name])))
+            else:
+                out.append(str(rng.randint(o.lo, o.hi)))
+        elif o.kind == "enum":
+            if o.regfile == "rmode":
+                modes = ["rne", "rtz", "rdn", "rup", "rmm", "dyn"] if F2I.match(name) else ["rne", "dyn"]
+                out.append(rng.choice(modes))
+            else:
+                out.append(rng.choice(common.enum_items(NAME)[o.regfile])[0])
+        else:  # pragma: no cover
+            raise AssertionError(o.kind)
+    return "".join(out)
+
+
+def random_body(rng: random.Random) -> str:
+    lines = []
+    for _ in range(rng.randint(1, 6)):
+        kind = rng.random()
+        block = [random_op(rng) for _ in range(rng.randint(1, 12))]
+        if kind < 0.25:  # a counted loop
+            lines += [f"li x{COUNTER}, {rng.randint(1, 5)}", "1:"] + block + [
+                f"addi x{COUNTER}, x{COUNTER}, -1", f"bnez x{COUNTER}, 1b"]
+        elif kind < 0.5:  # a forward conditional branch over part of the block
+            cond = rng.choice(["beq", "bne", "blt", "bge", "bltu", "bgeu"])
+            lines += [f"{cond} x{rng.choice(XPOOL)}, x{rng.choice(XPOOL)}, 2f"] + block + ["2:"]
+        else:
+            lines += block
+    return "\n".join(lines) + "\n"
+
+
+def qemu_harness(body: str, xs, fs, mem) -> str:
+    """A static Linux program: set every register, run the body, write x1..x31, f0..f31 and the
+    buffer to stdout, exit."""
+    h = ["\t.text", "\t.globl _start", "_start:", f"\tla x{BASE}, init_x"]
+    h += [f"\tld x{r}, {8 * r}(x{BASE})" for r in range(1, 32) if r != BASE]
+    h += [f"\tla x{BASE}, init_f"] + [f"\tfld f{r}, {8 * r}(x{BASE})" for r in range(32)]
+    h += [f"\tla x{BASE}, buf", body]
+    h += [f"\tla x{BASE}, out"] + [f"\tsd x{r}, {8 * r}(x{BASE})" for r in range(1, 32) if r != BASE]
+    h += [f"\tfsd f{r}, {256 + 8 * r}(x{BASE})" for r in range(32)]
+    h += ["\tli a0, 1", "\tla a1, out", f"\tli a2, {512 + BUF}", "\tli a7, 64", "\tecall",
+          "\tli a0, 0", "\tli a7, 93", "\tecall", "\t.data", "\t.p2align 4"]
+    h += ["init_x:"] + [f"\t.dword {v & ((1 << 64) - 1):#x}" for v in xs]
+    h += ["init_f:"] + [f"\t.dword {v:#x}" for v in fs]
+    h += ["out:", "\t.zero 512", "buf:"] + [f"\t.byte {', '.join(str(b) for b in mem[i:i + 16])}"
+                                          for i in range(0, BUF, 16)]
+    return "\n".join(h) + "\n"
+
+
+def run_qemu(text: str, workdir: Path) -> bytes:
+    src, obj, elf = (workdir / n for n in ("q.s", "q.o", "q.elf"))
+    src.write_text(text)
+    run([AS, *AS_FLAGS, "-o", str(obj), str(src)], text)
+    # no linker relaxation: it would turn `la` into gp-relative addressing, and gp holds random data
+    run([LD, "-m", "elf64lriscv", "-static", "--no-relax", "-e", "_start", "-Ttext=0x10000", "-o", str(elf), str(obj)],
+        text)
+    proc = subprocess.run([QEMU, str(elf)], capture_output=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert len(proc.stdout) == 512 + BUF
+    return proc.stdout
+
+
+@functools.lru_cache(maxsize=None)
+def csim():
+    from kcgen.sim.simulator import Simulator
+    return Simulator(spec())
+
+
+def run_ours(body: str, xs, fs, mem, reference: bool = False):
+    """Run the body on our C simulator (or the Python reference) from the given state."""
+    import numpy as np
+    if reference:
+        from kcgen.sim.pyref import RefMachine
+        sim = RefMachine(spec())
+    else:
+        sim = csim()
+    program = ours(body + "ebreak\n")
+    sim.load(program)
+    buf = 0x100000  # byte index in ram of the buffer
+    x, f, ram = sim.arrays["x"], sim.arrays["f"], sim.arrays["ram"]
+    x[1:32] = np.array(xs[1:32], dtype=np.int64)
+    x[BASE] = ram_base() + buf
+    f[:] = np.array(fs, dtype=np.uint64)
+    ram[buf:buf + BUF] = np.frombuffer(mem, np.uint8)
+    res = sim.run(100_000)
+    assert res.status == "halted", getattr(res, "trap", res)
+    got_x = [int(v) & ((1 << 64) - 1) for v in x]
+    got_f = [int(v) for v in f]
+    return got_x, got_f, bytes(ram[buf:buf + BUF])
+
+
+@pytest.mark.skipif(QEMU is None, reason=QEMU_HINT)
+@needs_binutils
+@pytest.mark.parametrize("seed", range(40))
+def test_random_programs_match_qemu(tmp_path, seed):
+    rng = random.Random(seed)
+    xs, fs, mem = random_state(rng)
+    body = random_body(rng)
+    out = run_qemu(qemu_harness(body, xs, fs, mem), tmp_path)
+    want_x = list(struct.unpack("<32Q", out[:256]))
+    want_f = list(struct.unpack("<32Q", out[256:512]))
+    want_mem = out[512:]
+    got_x, got_f, got_mem = run_ours(body, xs, fs, mem, reference=seed % 4 == 0)  # every 4th: the Python reference
+    bad = [f"x{r}: ours {got_x[r]:#018x} qemu {want_x[r]:#018x}" for r in range(1, 32)
+           if r != BASE and got_x[r] != want_x[r]]
+    bad += [f"f{r}: ours {got_f[r]:#018x} qemu {want_f[r]:#018x}" for r in range(32) if got_f[r] != want_f[r]]
+    bad += [f"buf[{i}]: ours {got_mem[i]:#04x} qemu {want_mem[i]:#04x}" for i in range(BUF) if got_mem[i] != want_mem[i]]
+    assert not bad, "\n".join(bad[:20]) + f"\n--- body\n{body}"
