@@ -76,6 +76,7 @@ PUBLISHED = {
     "movx r3, #31": "19 7d 06 10", "movx r4, #41": "19 a5 08 10", "movx r5, #33": "19 85 0a 10",
     "movx r6, #13": "19 35 0c 10", "movx r7, #19": "19 4d 0e 10", "movx r8, #122": "19 e9 50 10",
     "movx r9, #512": "19 01 12 12", "movx r10, #1010": "19 c9 d4 13", "movx r11, #1023": "19 fd d6 13",
+    "movx lc, #100": "19 91 41 10",
     # mova.mir
     "mova r2, #1023": "59 04 ff 03", "mova r3, #-1024": "59 06 00 04", "mova p0, #0": "d9 06 00 00",
     "mova p7, #32": "d9 3e 20 00",
@@ -180,27 +181,23 @@ def test_encoding_matches_llvm_aie(text):
     assert encode(text).hex(" ") == PUBLISHED[text]
 
 
-def test_published_bytes_disassemble_to_the_same_operations():
+def test_published_bytes_disassemble_and_reassemble():
+    """The published bytes decode (to at least one operation of every slot) and re-assemble unchanged."""
     d = Disassembler(spec())
+    names = set()
     for text, hexbytes in PUBLISHED.items():
         data = bytes.fromhex(hexbytes.replace(" ", ""))
+        decoded = d.decode(data)
+        assert len(decoded) == 1 and decoded[0].ok, text
+        names.update(n for n, _ in decoded[0].ops)
         assert encode(d.source(data, 0).strip().splitlines()[-1].strip()) == data, text
-
-
-def test_every_slot_of_the_subset_has_published_bytes():
-    """At least one published encoding per slot, and the share of the ISA they cover."""
-    names = set()
-    for text in PUBLISHED:
-        program = asm().assemble(text + "\n", "t.s")
-        names.update(n for n, _ in Disassembler(spec()).decode(bytes(program.text.data))[0].ops)
-    slots = {common.vliw_slot("amdnpu", n) for n in names}
-    assert slots == {"lda", "ldb", "alu", "mv", "st", "vec", "lng"}
+    assert {common.vliw_slot("amdnpu", n) for n in names} == {"lda", "ldb", "alu", "mv", "st", "vec", "lng"}
     assert len(names) >= 150, len(names)
 
 
 # ---- (b) round trips ------------------------------------------------------------------------------------
 ALL = sorted(spec().instructions)
-ROUND = settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck))
+ROUND = settings(max_examples=3, deadline=None, suppress_health_check=list(HealthCheck))
 
 
 @pytest.mark.parametrize("insn", ALL)
@@ -219,7 +216,7 @@ def test_round_trip(insn, data):
     assert encode(text) == first, (w.text, text)
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=50, deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 def test_random_bundles_round_trip(data):
     """A bundle of random operations for the slots of a random bundle format assembles to that
