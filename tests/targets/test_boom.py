@@ -538,3 +538,12 @@ def test_random_programs_match_qemu(tmp_path, seed):
     bad += [f"f{r}: ours {got_f[r]:#018x} qemu {want_f[r]:#018x}" for r in range(32) if got_f[r] != want_f[r]]
     bad += [f"buf[{i}]: ours {got_mem[i]:#04x} qemu {want_mem[i]:#04x}" for i in range(BUF) if got_mem[i] != want_mem[i]]
     assert not bad, "\n".join(bad[:20]) + f"\n--- body\n{body}"
+
+
+@pytest.mark.parametrize("config, width, rob, alus, mem, fp", [
+    (1, 1, 32, 1, 1, 1), (2, 2, 64, 2, 1, 1), (3, 3, 96, 3, 1, 1), (4, 4, 128, 4, 2, 2)])
+def test_configurations_follow_boom_v3(config, width, rob, alus, mem, fp):
+    """-D CONFIG=N selects SmallBoom .. MegaBoom (riscv-boom config-mixins.scala)."""
+    p = isadl.load(BOOM, defines={"CONFIG": config}).params
+    assert (p["WIDTH"], p["ROB"], p["INT_ALUS"], p["MEM_PORTS"], p["FP_PIPES"]) == (width, rob, alus, mem, fp)
+    assert isadl.load(BOOM, defines={"ROB": 200}).params["ROB"] == 200
