@@ -85,24 +85,40 @@ def build(spec: Spec, force: bool = False, cc: Optional[str] = None) -> Built:
         t0 = time.perf_counter()
         try:
             gen = CGen(spec)
-            source = gen.generate()
+            files = gen.generate_files()
         except Unsupported as exc:
             raise BuildError(f"{spec.isa.name}: the C simulator generator does not support this yet: {exc}") from None
-        directory.mkdir(parents=True, exist_ok=True)
-        (directory / "sim.c").write_text(source)
-        (directory / "cdef.h").write_text(gen.cdef())
-        tmp = directory / f"sim.{os.getpid()}.so"
-        cmd = [cc, *CFLAGS, "-I", str(NATIVE), "-o", str(tmp), str(directory / "sim.c"), "-lm"]
         if shutil.which(cc) is None:
             raise BuildError(f"C compiler '{cc}' not found; install gcc (apt-get install gcc) or set CC")
-        done = subprocess.run(cmd, capture_output=True, text=True)
-        if done.returncode != 0 or done.stderr.strip():
-            tmp.unlink(missing_ok=True)
-            if done.returncode != 0:
-                raise BuildError(f"compiling {directory / 'sim.c'} failed (a kcgen bug):\n{done.stderr[-4000:]}")
-            raise BuildError(f"compiling {directory / 'sim.c'} gave warnings (generated code must be clean):\n"
-                             f"{done.stderr[-4000:]}")
+        directory.mkdir(parents=True, exist_ok=True)
+        for name, text in files.items():
+            (directory / name).write_text(text)
+        (directory / "cdef.h").write_text(gen.cdef())
+        tag = os.getpid()
+        compile_flags = [f for f in CFLAGS if f != "-shared"]
+        units = [n for n in files if n.endswith(".c")]
+        jobs = {n: subprocess.Popen([cc, *compile_flags, "-c", "-I", str(NATIVE), "-I", str(directory), "-o",
+                                     str(directory / f"{n}.{tag}.o"), str(directory / n)],
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                for n in units}  # the units compile in parallel
+        objects = []
+        for n, job in jobs.items():
+            _, err = job.communicate()
+            _check(job.returncode, err, directory / n)
+            objects.append(str(directory / f"{n}.{tag}.o"))
+        tmp = directory / f"sim.{tag}.so"
+        done = subprocess.run([cc, "-shared", "-o", str(tmp), *objects, "-lm"], capture_output=True, text=True)
+        for o in objects:
+            Path(o).unlink(missing_ok=True)
+        _check(done.returncode, done.stderr, tmp)
         os.replace(tmp, lib)
         meta = gen.meta()
         meta_path.write_text(json.dumps(meta, indent=1))
         return Built(directory, lib, gen.cdef(), meta, time.perf_counter() - t0, False)
+
+
+def _check(returncode: int, stderr: str, what: Path) -> None:
+    if returncode != 0:
+        raise BuildError(f"compiling {what} failed (a kcgen bug):\n{stderr[-4000:]}")
+    if stderr.strip():
+        raise BuildError(f"compiling {what} gave warnings (generated code must be clean):\n{stderr[-4000:]}")
