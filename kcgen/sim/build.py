@@ -29,8 +29,7 @@ from .cgen import GENERATOR_VERSION, CGen, Unsupported
 
 NATIVE = Path(__file__).resolve().parents[2] / "native"
 CFLAGS = ("-O2", "-std=gnu11", "-fPIC", "-shared", "-Wall", "-Wextra", "-Wno-unused-parameter",
-          "-Wno-unused-function", "-fno-strict-aliasing",
-          "--param=max-goto-duplication-insns=100")  # one dispatch jump per operation
+          "-Wno-unused-function", "-fno-strict-aliasing")
 
 
 class BuildError(Exception):
@@ -97,6 +96,7 @@ def build(spec: Spec, force: bool = False, cc: Optional[str] = None) -> Built:
         tag = os.getpid()
         compile_flags = [f for f in CFLAGS if f != "-shared"]
         units = [n for n in files if n.endswith(".c")]
+        compile_flags += gen.extra_cflags
         jobs = {n: subprocess.Popen([cc, *compile_flags, "-c", "-I", str(NATIVE), "-I", str(directory), "-o",
                                      str(directory / f"{n}.{tag}.o"), str(directory / n)],
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

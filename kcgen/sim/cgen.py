@@ -1501,6 +1501,11 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
     def replicate_tails(self) -> bool:
         return len(self.names) <= self.THREADED_MAX
 
+    @property
+    def extra_cflags(self) -> list[str]:
+        """With replicated tails, let gcc keep one dispatch jump per handler instead of merging them."""
+        return ["--param=max-goto-duplication-insns=100"] if self.replicate_tails else []
+
     def run_c(self) -> list[str]:
         """The run loop: every operation's handler ends by fetching the next instruction and jumping
         to its handler through the address stored in the pre-decoded operation."""
