@@ -35,18 +35,23 @@ toolchain:
 	  echo "error: gcc not found; install it (apt-get install gcc) to build simulators" >&2; exit 1; \
 	fi
 
-# External oracles for the assembler tests (tests/asm/test_gnu_oracle.py): GNU binutils for RISC-V.
-# Installed only when missing, and only as root with apt-get; otherwise those tests skip.
+# External oracles for the tests: GNU binutils for RISC-V (encodings), clang-19 (compiler output
+# that must assemble byte-identically), qemu-user (execution). Installed only when missing, and
+# only as root with apt-get; otherwise the tests that need them skip and say why.
+ORACLE_PKGS := binutils-riscv64-unknown-elf clang-19 lld-19 llvm-19 qemu-user
 oracles:
-	@if command -v riscv64-unknown-elf-as >/dev/null 2>&1; then :; \
+	@missing=""; \
+	command -v riscv64-unknown-elf-as >/dev/null 2>&1 || missing="$$missing binutils-riscv64-unknown-elf"; \
+	command -v clang-19 >/dev/null 2>&1 || missing="$$missing clang-19 lld-19 llvm-19"; \
+	command -v qemu-riscv64 >/dev/null 2>&1 || missing="$$missing qemu-user"; \
+	if [ -z "$$missing" ]; then :; \
 	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
-	  echo "installing binutils-riscv64-unknown-elf (GNU as oracle for tests/asm)"; \
-	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends binutils-riscv64-unknown-elf || \
-	  { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-	      binutils-riscv64-unknown-elf; } || echo "notice: could not install binutils-riscv64-unknown-elf; GNU oracle tests will skip"; \
+	  echo "installing test oracles:$$missing"; \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing || \
+	  { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; } || \
+	  echo "notice: could not install$$missing; the tests that need them will skip"; \
 	else \
-	  echo "notice: riscv64-unknown-elf-as not found; GNU oracle tests will skip" \
-	       "(install: apt-get install binutils-riscv64-unknown-elf)"; \
+	  echo "notice: missing test oracles:$$missing (apt-get install$$missing); the tests that need them will skip"; \
 	fi
 
 bench: $(STAMP)
