@@ -300,3 +300,285 @@ def test_clang_vectorises_the_int8_kernels(tmp_path):
         run([CLANG, "--target=riscv32", f"-march={MARCH}_zvl128b", "-mabi=ilp32", "-O2", "-S", "-o", str(s), str(src)])
         found |= set(re.findall(r"^\s+(v[a-z0-9.]+)", s.read_text(), re.M))
     assert "vsetvli" in found and any(m.startswith("vle") for m in found), found
+
+
+# ---- (c) execution against qemu-riscv32 -------------------------------------------------------------------
+
+BUF = 0x100000  # DTCM base: the same address in both worlds (qemu: a .buf section linked there)
+DATA, FLOATS, DUMP = 512, 1024, 2048  # offsets in the buffer: memory operands, float inputs, register dump
+STATE = [1, 2] + list(range(5, 31))  # registers random code reads and writes (gp, tp: buffer pointers; t6: loop counter)
+QEMU_CPU = "rv32,v=true,vlen=128,elen=32,vext_spec=v1.0,zbb=true"
+NICE = [k / 8 for k in range(-64, 65) if k] + [0.0, 1e6, -3e5, 0.0009765625]
+
+R3 = ["add", "sub", "sll", "slt", "sltu", "xor", "srl", "sra", "or", "and", "mul", "mulh", "mulhsu", "mulhu",
+      "div", "divu", "rem", "remu", "andn", "orn", "xnor", "min", "minu", "max", "maxu", "rol", "ror"]
+RI = ["addi", "slti", "sltiu", "xori", "ori", "andi"]
+RSH = ["slli", "srli", "srai", "rori"]
+R1 = ["clz", "ctz", "cpop", "sext.b", "sext.h", "zext.h", "orc.b", "rev8", "neg", "not", "seqz", "snez", "zext.b"]
+F3 = ["fadd.s", "fsub.s", "fmul.s", "fsgnj.s", "fsgnjn.s", "fsgnjx.s"]
+F4 = ["fmadd.s", "fmsub.s", "fnmsub.s", "fnmadd.s"]
+FCMP = ["feq.s", "flt.s", "fle.s"]
+V_IVV = ["vadd", "vsub", "vand", "vor", "vxor", "vmin", "vmax", "vminu", "vmaxu", "vsll", "vsrl", "vsra",
+         "vsadd", "vsaddu", "vssub", "vssubu", "vssrl", "vssra", "vsmul", "vmseq", "vmsne", "vmslt", "vmsltu",
+         "vmsle", "vmsleu"]
+V_IVX_ONLY = ["vrsub", "vmsgt", "vmsgtu"]
+V_IVI = ["vadd", "vrsub", "vand", "vor", "vxor", "vsll", "vsrl", "vsra", "vsadd", "vsaddu", "vssrl", "vssra",
+         "vmseq", "vmsne", "vmsle", "vmsleu", "vmsgt", "vmsgtu"]
+V_MVV = ["vmul", "vmulh", "vmulhu", "vmulhsu", "vdiv", "vdivu", "vrem", "vremu", "vaadd", "vaaddu", "vasub", "vasubu"]
+V_MACC = ["vmacc", "vnmsac", "vmadd", "vnmsub"]
+V_RED = ["vredsum", "vredand", "vredor", "vredxor", "vredmin", "vredminu", "vredmax", "vredmaxu"]
+V_WIDE = ["vwadd", "vwaddu", "vwsub", "vwsubu", "vwmul", "vwmulu", "vwmulsu", "vwmacc", "vwmaccu", "vwmaccsu"]
+V_NARROW = ["vnsrl", "vnsra", "vnclip", "vnclipu"]
+V_MASK = ["vmand", "vmnand", "vmandn", "vmxor", "vmor", "vmnor", "vmorn", "vmxnor"]
+SHIFT_IMM = {"vsll", "vsrl", "vsra", "vssrl", "vssra"}
+
+
+@st.composite
+def exec_program(draw, loop: bool):
+    """Random body: scalar integer, M, Zbb, F and vector instructions, forward branches."""
+    regs = [r for r in STATE if not (loop and r == 31)]
+    x = lambda: f"x{draw(st.sampled_from(regs))}"
+    vr = lambda: draw(st.integers(0, 31))
+    lines = []
+    sew = None
+    pending = None  # (label number, instructions until it is placed)
+    n = draw(st.integers(1, 30))
+    for _ in range(n):
+        kinds = ["r3", "ri", "rsh", "r1", "lui", "ld", "st", "f3", "f4", "fcmp", "fcvt", "fmv", "fcls", "flsw",
+                 "vset", "vset"] + (["br"] if pending is None else []) + (["v"] * 6 if sew else [])
+        k = draw(st.sampled_from(kinds))
+        if k == "r3":
+            lines.append(f"{draw(st.sampled_from(R3))} {x()}, {x()}, {x()}")
+        elif k == "ri":
+            lines.append(f"{draw(st.sampled_from(RI))} {x()}, {x()}, {draw(st.integers(-2048, 2047))}")
+        elif k == "rsh":
+            lines.append(f"{draw(st.sampled_from(RSH))} {x()}, {x()}, {draw(st.integers(0, 31))}")
+        elif k == "r1":
+            lines.append(f"{draw(st.sampled_from(R1))} {x()}, {x()}")
+        elif k == "lui":
+            lines.append(f"{draw(st.sampled_from(['lui', 'li']))} {x()}, {draw(st.integers(0, 0xfffff))}")
+        elif k == "ld":
+            op, size = draw(st.sampled_from([("lb", 1), ("lbu", 1), ("lh", 2), ("lhu", 2), ("lw", 4)]))
+            lines.append(f"{op} {x()}, {DATA + size * draw(st.integers(0, 511 // size))}(tp)")
+        elif k == "st":
+            op, size = draw(st.sampled_from([("sb", 1), ("sh", 2), ("sw", 4)]))
+            lines.append(f"{op} {x()}, {DATA + size * draw(st.integers(0, 511 // size))}(tp)")
+        elif k == "f3":
+            lines.append(f"{draw(st.sampled_from(F3))} f{vr()}, f{vr()}, f{vr()}")
+        elif k == "f4":
+            lines.append(f"{draw(st.sampled_from(F4))} f{vr()}, f{vr()}, f{vr()}, f{vr()}")
+        elif k == "fcmp":
+            lines.append(f"{draw(st.sampled_from(FCMP))} {x()}, f{vr()}, f{vr()}")
+        elif k == "fcvt":  # float -> int only from a value just made from an int (never NaN)
+            f = vr()
+            lines.append(f"fcvt.s.{draw(st.sampled_from(['w', 'wu']))} f{f}, {x()}")
+            lines.append(f"fcvt.{draw(st.sampled_from(['w', 'wu']))}.s {x()}, f{f}, rtz")
+        elif k == "fmv":
+            lines.append(f"fmv.x.w {x()}, f{vr()}")
+        elif k == "fcls":
+            lines.append(f"fclass.s {x()}, f{vr()}")
+        elif k == "flsw":
+            off = DATA + 4 * draw(st.integers(0, 127))
+            lines.append(f"{draw(st.sampled_from(['flw', 'fsw']))} f{vr()}, {off}(tp)")
+        elif k == "br":
+            label = draw(st.integers(2, 8))
+            a, b = x(), x()
+            lines.append(f"{draw(st.sampled_from(['beq', 'bne', 'blt', 'bge', 'bltu', 'bgeu']))} {a}, {b}, {label}f")
+            pending = (label, draw(st.integers(1, 3)))
+            continue
+        elif k == "vset":
+            sew = draw(st.sampled_from([8, 16, 32]))
+            lines.append(f"vsetivli x{draw(st.sampled_from([0] + regs))}, {draw(st.integers(0, 31))}, e{sew}, m1, tu, mu")
+            lines.append(f"csrwi vxrm, {draw(st.integers(0, 3))}")
+        else:
+            lines.extend(draw(vector_insn(sew, x, vr)))
+        if pending is not None:
+            pending = (pending[0], pending[1] - 1)
+            if pending[1] == 0:
+                lines.append(f"{pending[0]}:")
+                pending = None
+    if pending is not None:
+        lines.append(f"{pending[0]}:")
+    return lines
+
+
+@st.composite
+def vector_insn(draw, sew, x, vr):
+    masked = draw(st.booleans())
+    m = ", v0.t" if masked else ""
+    vd = draw(st.integers(1 if masked else 0, 31))
+    a, b = vr(), vr()
+    k = draw(st.sampled_from(["vv", "vx", "vi", "m", "macc", "red", "wide", "narrow", "mask", "mv", "slide", "gather",
+                              "mem", "xs", "misc"]))
+    if k == "vv":
+        return [f"{draw(st.sampled_from(V_IVV))}.vv v{vd}, v{a}, v{b}{m}"]
+    if k == "vx":
+        return [f"{draw(st.sampled_from(V_IVV + V_IVX_ONLY))}.vx v{vd}, v{a}, {x()}{m}"]
+    if k == "vi":
+        op = draw(st.sampled_from(V_IVI))
+        imm = draw(st.integers(0, 31)) if op in SHIFT_IMM else draw(st.integers(-16, 15))
+        return [f"{op}.vi v{vd}, v{a}, {imm}{m}"]
+    if k == "m":
+        op = draw(st.sampled_from(V_MVV))
+        return [f"{op}.vv v{vd}, v{a}, v{b}{m}" if draw(st.booleans()) else f"{op}.vx v{vd}, v{a}, {x()}{m}"]
+    if k == "macc":
+        op = draw(st.sampled_from(V_MACC))
+        return [f"{op}.vv v{vd}, v{a}, v{b}{m}" if draw(st.booleans()) else f"{op}.vx v{vd}, {x()}, v{b}{m}"]
+    if k == "red":
+        return [f"{draw(st.sampled_from(V_RED))}.vs v{vd}, v{a}, v{b}{m}"]
+    if k in ("wide", "narrow") and sew == 32:
+        return []
+    if k == "wide":  # vd an even pair that overlaps neither source
+        vd = draw(st.sampled_from([r for r in range(2 if masked else 0, 32, 2) if r not in (a, b, a - 1, b - 1)]))
+        op = draw(st.sampled_from(V_WIDE))
+        if op.startswith("vwmacc"):
+            return [f"{op}.vv v{vd}, v{a}, v{b}{m}"]
+        return [f"{op}.vv v{vd}, v{a}, v{b}{m}" if draw(st.booleans()) else f"{op}.vx v{vd}, v{a}, {x()}{m}"]
+    if k == "narrow":  # vs2 an even pair that vd does not overlap
+        s2 = draw(st.sampled_from([r for r in range(0, 32, 2) if vd not in (r, r + 1)]))
+        op = draw(st.sampled_from(V_NARROW))
+        form = draw(st.sampled_from(["wv", "wx", "wi"]))
+        last = {"wv": f"v{b}", "wx": x(), "wi": str(draw(st.integers(0, 31)))}[form]
+        return [f"{op}.{form} v{vd}, v{s2}, {last}{m}"]
+    if k == "mask":
+        return [f"{draw(st.sampled_from(V_MASK))}.mm v{vd}, v{a}, v{b}"]
+    if k == "mv":
+        return [draw(st.sampled_from([f"vmv.v.v v{vd}, v{a}", f"vmv.v.x v{vd}, {x()}", f"vmv.v.i v{vd}, {draw(st.integers(-16, 15))}",
+                                      f"vmerge.vvm v{max(vd, 1)}, v{a}, v{b}, v0", f"vmerge.vxm v{max(vd, 1)}, v{a}, {x()}, v0",
+                                      f"vmv.s.x v{vd}, {x()}", f"vmv1r.v v{vd}, v{a}"]))]
+    if k == "slide":
+        a = draw(st.sampled_from([r for r in range(32) if r != vd]))
+        return [draw(st.sampled_from([f"vslideup.vx v{vd}, v{a}, {x()}{m}", f"vslideup.vi v{vd}, v{a}, {draw(st.integers(0, 31))}{m}",
+                                      f"vslidedown.vx v{vd}, v{a}, {x()}{m}", f"vslidedown.vi v{vd}, v{a}, {draw(st.integers(0, 31))}{m}",
+                                      f"vslide1up.vx v{vd}, v{a}, {x()}{m}", f"vslide1down.vx v{vd}, v{a}, {x()}{m}"]))]
+    if k == "gather":
+        a, b = (draw(st.sampled_from([r for r in range(32) if r != vd])) for _ in range(2))
+        return [draw(st.sampled_from([f"vrgather.vv v{vd}, v{a}, v{b}{m}", f"vrgather.vx v{vd}, v{a}, {x()}{m}",
+                                      f"vrgather.vi v{vd}, v{a}, {draw(st.integers(0, 31))}{m}"]))]
+    if k == "mem":
+        eew = draw(st.sampled_from([8, 16, 32]))
+        off = DATA + draw(st.integers(0, 60)) * 4
+        pre = f"addi t5, tp, {off}"
+        if draw(st.booleans()):
+            return [pre, f"{draw(st.sampled_from(['vle', 'vse']))}{eew}.v v{vd}, (t5){m}"]
+        return [pre, f"li t4, {draw(st.integers(-4, 8))}", f"{draw(st.sampled_from(['vlse', 'vsse']))}{eew}.v v{vd}, (t5), t4{m}"]
+    if k == "xs":
+        return [draw(st.sampled_from([f"vmv.x.s {x()}, v{a}", f"vcpop.m {x()}, v{a}{m}", f"vfirst.m {x()}, v{a}{m}"]))]
+    a = draw(st.sampled_from([r for r in range(32) if r != vd]))  # vsext/vzext: vd must not overlap vs2
+    return [draw(st.sampled_from([f"vid.v v{vd}{m}", f"vsext.vf2 v{vd}, v{a}{m}" if sew >= 16 else f"vid.v v{vd}{m}",
+                                  f"vzext.vf4 v{vd}, v{a}{m}" if sew == 32 else f"vid.v v{vd}{m}"]))]
+
+
+def prelude(xs, fs_count=32):
+    out = [f"li tp, {BUF:#x}", f"li gp, {BUF + DUMP:#x}"]
+    for k in range(4):
+        out += [f"addi t0, tp, {128 * k}", f"vl8re8.v v{8 * k}, (t0)"]
+    out += [f"flw f{k}, {FLOATS + 4 * k}(tp)" for k in range(fs_count)]
+    out += [f"li x{r}, {v}" for r, v in zip(STATE + [31], xs)]
+    return out
+
+
+QEMU_TAIL = [f"sw x{r}, {4 * r}(gp)" for r in range(1, 32)] + [f"fsw f{k}, {128 + 4 * k}(gp)" for k in range(32)] + \
+    [f"addi t0, gp, {256 + 128 * k}\nvs8r.v v{8 * k}, (t0)" for k in range(4)] + \
+    ["csrr t0, vl", "sw t0, 768(gp)", "csrr t0, vtype", "sw t0, 772(gp)",
+     "li a7, 64", "li a0, 1", f"li a1, {BUF:#x}", f"li a2, {DUMP + 776}", "ecall", "li a7, 93", "li a0, 0", "ecall"]
+
+
+def buffer_bytes(seed_bytes: bytes, floats: list) -> bytes:
+    b = bytearray(seed_bytes[:FLOATS].ljust(FLOATS, b"\0"))
+    b += b"".join(struct.pack("<f", f) for f in floats)
+    return bytes(b)
+
+
+def run_qemu(src_lines: list, init: bytes, tmp: Path) -> bytes:
+    body = "\n".join(src_lines)
+    data = ", ".join(str(c) for c in init)
+    src = (f"    .text\n    .globl _start\n_start:\n{body}\n" + "\n".join(QEMU_TAIL) +
+           f"\n    .section .buf,\"aw\",@progbits\n    .byte {data}\n    .zero {DUMP + 1024 - len(init)}\n")
+    elf, err = gnu_link(src, tmp, 0x10000, {".buf": BUF})
+    assert elf is not None, err
+    p = subprocess.run([QEMU, "-cpu", QEMU_CPU, str(elf)], capture_output=True, timeout=30)
+    assert p.returncode == 0, p.stderr.decode() + "\n" + src
+    return p.stdout
+
+
+def run_ours(src_lines: list, init: bytes, machine_cls):
+    m = machine_cls(coral())
+    m.load(asm().assemble("\n".join(src_lines) + "\nebreak\n", "rand.s"))
+    dtcm = m.arrays["dtcm"]
+    dtcm[:len(init)] = np.frombuffer(init, dtype=np.uint8)
+    r = m.run(100_000)
+    status = r.status if hasattr(r, "status") else r
+    assert status == "halted", (status, getattr(r, "trap", None))
+    a = m.arrays
+    return {"x": [int(a["x"][i]) & 0xffffffff for i in range(32)],
+            "f": [int(v) for v in np.asarray(a["f"], dtype=np.float32).view(np.uint32)],
+            "v": bytes(np.asarray(a["v"]).astype(np.uint8).tobytes()),
+            "vl": int(a["vl"][0]) if a["vl"].shape else int(a["vl"]),
+            "vtype": int(a["vtype"][0]) if a["vtype"].shape else int(a["vtype"]),
+            "mem": bytes(np.asarray(dtcm[DATA:FLOATS]).tobytes())}
+
+
+def parse_dump(raw: bytes) -> dict:
+    d = raw[DUMP:]
+    words = struct.unpack("<194I", d[:776])
+    return {"x": [0] + list(words[1:32]), "f": list(words[32:64]), "v": d[256:768], "vl": words[192],
+            "vtype": words[193], "mem": raw[DATA:FLOATS]}
+
+
+def machines():
+    from kcgen.sim.pyref import RefMachine
+    from kcgen.sim.simulator import Simulator
+    return [RefMachine, Simulator]
+
+
+@pytest.mark.parametrize("loop", [False, True], ids=["straight", "loop"])
+@settings(max_examples=30, deadline=None, derandomize=True, suppress_health_check=QUIET)
+@given(data=st.data())
+def test_random_programs_match_qemu(loop, data):
+    need_gnu()
+    if QEMU is None:
+        pytest.skip("qemu-riscv32 missing: apt-get install qemu-user")
+    body = data.draw(exec_program(loop), label="body")
+    xs = data.draw(st.lists(st.integers(0, 2 ** 32 - 1), min_size=len(STATE) + 1, max_size=len(STATE) + 1), label="x")
+    init = buffer_bytes(data.draw(st.binary(min_size=FLOATS, max_size=FLOATS), label="mem"),
+                        data.draw(st.lists(st.sampled_from(NICE), min_size=32, max_size=32), label="f"))
+    lines = prelude(xs)
+    if loop:
+        lines += [f"li t6, {data.draw(st.integers(1, 4))}", "9:"] + body + ["addi t6, t6, -1", "bnez t6, 9b"]
+    else:
+        lines += body
+    with tempfile.TemporaryDirectory() as d:
+        want = parse_dump(run_qemu(lines, init, Path(d)))
+    for cls in machines():
+        got = run_ours(lines, init, cls)
+        for key in ("x", "f", "vl", "vtype", "mem"):
+            assert got[key] == want[key], (cls.__name__, key, "\n".join(lines))
+        if got["v"] != want["v"]:
+            bad = sorted({i // 16 for i in range(512) if got["v"][i] != want["v"][i]})
+            raise AssertionError(f"{cls.__name__}: vector registers {bad} differ\n" + "\n".join(lines) +
+                                 "".join(f"\nv{r}: ours {got['v'][16 * r:16 * r + 16].hex()} qemu {want['v'][16 * r:16 * r + 16].hex()}" for r in bad))
+
+
+# ---- (d) the examples of the description ------------------------------------------------------------------
+
+def _example_ids():
+    from kcgen.sim.examples import examples
+    return [c.id for c in examples(coral())]
+
+
+@pytest.mark.parametrize("machine", ["RefMachine", "Simulator"])
+def test_every_example_passes(machine):
+    from kcgen.sim.examples import examples, run_example
+    cls = {c.__name__: c for c in machines()}[machine]
+    failures = [r.message() for r in (run_example(coral(), c, cls) for c in examples(coral())) if not r.ok]
+    assert not failures, "\n".join(failures)
+
+
+def test_every_instruction_group_has_examples():
+    ids = _example_ids()
+    assert len(ids) >= 100
+    owners = {i.split("#")[0] for i in ids}
+    for must in ("VSETVLI", "VLE32", "VSE16", "VLSE32", "VADD_VV", "VWMACC_VV", "VNCLIP_WI", "VREDSUM_VS",
+                 "VMSLT_VX", "VMERGE_VIM", "VSLIDEUP_VX", "VRGATHER_VV", "VMV_X_S", "MUL", "DIV", "FMADD_S", "CLZ", "li", "isa"):
+        assert must in owners, must
