@@ -38,7 +38,6 @@ toolchain:
 # External oracles for the tests: GNU binutils for RISC-V (encodings), clang-19 (compiler output
 # that must assemble byte-identically), qemu-user (execution). Installed only when missing, and
 # only as root with apt-get; otherwise the tests that need them skip and say why.
-ORACLE_PKGS := binutils-riscv64-unknown-elf clang-19 lld-19 llvm-19 qemu-user
 oracles:
 	@missing=""; \
 	command -v riscv64-unknown-elf-as >/dev/null 2>&1 || missing="$$missing binutils-riscv64-unknown-elf"; \
