@@ -15,7 +15,7 @@ import networkx as nx
 from . import ir
 from .diagnostics import Reporter, did_you_mean
 from .encoding import Encoded, FieldLayout, FormatLayout, find_overlaps, layout
-from .params import EvalError, evaluate, names_in, resolve
+from .params import FUNCTIONS, EvalError, evaluate, names_in, resolve
 from .semantics import Checker, Context, OperandInfo, RegInfo, StorageInfo, _Var
 from .syntax import Operand, Template, TemplateError, parse_template
 from .types import IntT, Type, VecT, is_int, scalar_by_name
@@ -868,6 +868,20 @@ class _Check:
             seen_r.add(r.name)
             if r.paired and r.paired not in names:
                 self.error(r.paired_loc, f"%{r.name} is paired with unknown operator %{r.paired}")
+            # the assembler evaluates these with the parameter-expression evaluator: only its functions
+            calls = [c for c in _calls(r.value)]
+            bad = [c for c in calls if c.func not in FUNCTIONS]
+            for c in bad:
+                self.error(c.loc, f"%{r.name}: a relocation expression may call only "
+                                  f"{', '.join(sorted(FUNCTIONS))}, not {c.func}()")
+            if bad:
+                continue
+            if calls:  # log2() and friends are not semantics builtins: check the names only
+                known = set(self.params) | {r.arg, "pc"}
+                for n in names_in(r.value):
+                    if n.id not in known:
+                        self.error(n.loc, f"%{r.name}: unknown name '{n.id}'{did_you_mean(n.id, known)}")
+                continue
             chk = Checker(self.ctx)
             chk.scopes[-1][r.arg] = _Var(IntT(True, 64), False, True, "argument")
             chk.scopes[-1]["pc"] = _Var(IntT(True, 64), False, True, "argument")
