@@ -9,6 +9,11 @@ Every user error raises isadl.IsaError whose str() is the GNU-style located repo
 """
 from __future__ import annotations
 
+import functools
+import hashlib
+import os
+import pickle
+import re
 from pathlib import Path
 from typing import Mapping, Optional
 
@@ -103,11 +108,60 @@ def _pick(isas: tuple[ir.ISA, ...], name: Optional[str], path: str) -> ir.ISA:
 
 
 def load(target: str | Path, defines: Mapping[str, int] | None = None, isa: Optional[str] = None) -> Spec:
-    """Parse, resolve and check one ISA (the file's last `isa` block unless ``isa`` names one)."""
-    loader = _Loader()
+    """Parse, resolve and check one ISA (the file's last `isa` block unless ``isa`` names one).
+
+    A checked file that extends nothing is cached (see `_cached`): parsing a large ISA takes
+    seconds, unpickling its Spec a fraction of that."""
     path = find_target(target)
+    return _cached(path, defines or {}, isa, lambda: _load(path, defines or {}, isa))
+
+
+def _load(path: Path, defines: Mapping[str, int], isa: Optional[str]) -> Spec:
+    loader = _Loader()
     isas = loader.add_file(path)
-    return loader.build(_pick(isas, isa, str(path)), defines or {})
+    return loader.build(_pick(isas, isa, str(path)), defines)
+
+
+_EXTENDS = re.compile(rb"\bextends\b")
+
+
+@functools.lru_cache(maxsize=1)
+def _source_digest() -> str:
+    """The language implementation itself: a changed isadl never reuses an old cached Spec."""
+    h = hashlib.sha256()
+    for f in sorted(Path(__file__).resolve().parent.glob("*.py")) + [Path(__file__).resolve().parent / "isadl.lark"]:
+        h.update(f.read_bytes())
+    return h.hexdigest()
+
+
+def _cached(path: Path, defines: Mapping[str, int], isa: Optional[str], build) -> Spec:
+    """The checked Spec of `path`, from $KCGEN_CACHE/isadl (default ~/.cache/kcgen/isadl) when the
+    file's bytes, its path, the overrides and the isadl sources are unchanged. Files that use
+    `extends` (their meaning depends on other files) and files with errors are not cached."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError:
+        return build()
+    if _EXTENDS.search(data):
+        return build()
+    h = hashlib.sha256(data)
+    for part in (str(Path(path).resolve()), repr(sorted(defines.items())), repr(isa), _source_digest()):
+        h.update(b"\0" + part.encode())
+    root = Path(os.environ.get("KCGEN_CACHE") or Path.home() / ".cache" / "kcgen") / "isadl"
+    file = root / f"{h.hexdigest()[:32]}.pickle"
+    try:
+        return pickle.loads(file.read_bytes())
+    except Exception:  # missing, truncated or from another Python: rebuild
+        pass
+    spec = build()
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        tmp = file.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_bytes(pickle.dumps(spec, protocol=pickle.HIGHEST_PROTOCOL))
+        os.replace(tmp, file)
+    except OSError:
+        pass  # a read-only cache only costs speed
+    return spec
 
 
 def load_text(text: str, path: str = "<string>", defines: Mapping[str, int] | None = None,

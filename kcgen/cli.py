@@ -137,11 +137,48 @@ def disasm_cmd(target: str, binary: str, base: str, defines: tuple[str, ...]) ->
 
 @main.command("demo")
 def demo_cmd() -> None:
-    """The offline showcase: check every target and language fixture, print their summaries."""
-    files = sorted((REPO / "targets").glob("*.isa")) + sorted((REPO / "tests" / "isadl" / "fixtures").glob("*.isa"))
+    """The offline showcase: check every target and language fixture, then build every target
+    (simulator, docs, isa.json) and print where its artifacts are."""
+    import time
+    targets = sorted((REPO / "targets").glob("*.isa"))
+    files = targets + sorted((REPO / "tests" / "isadl" / "fixtures").glob("*.isa"))
     click.echo(f"Checking {len(files)} ISA descriptions")
-    sys.exit(_check_files(files, {}, lambda f, spec: f"  {f.relative_to(REPO)}: {spec.summary()}  "
-                                                     f"[{canonical.content_hash(spec)[:12]}]"))
+    status = _check_files(files, {}, lambda f, spec: f"  {f.relative_to(REPO)}: {spec.summary()}  "
+                                                     f"[{canonical.content_hash(spec)[:12]}]")
+    if status == 0 and targets:
+        import multiprocessing
+        import os
+        from concurrent.futures import ProcessPoolExecutor
+        click.echo(f"Building {len(targets)} targets")
+        t0 = time.perf_counter()
+        workers = max(1, min(len(targets), os.cpu_count() or 1))
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+            jobs = [(f, pool.submit(_build_one, str(f))) for f in targets]
+            for f, job in jobs:
+                ok, text = job.result()
+                click.echo(f"  {f.stem}: {text}", err=not ok)
+                status |= 0 if ok else 1
+        click.echo(f"  all targets in {time.perf_counter() - t0:.1f} s (cache: {_cache_root()})")
+    sys.exit(status)
+
+
+def _cache_root():
+    from kcgen.sim.build import cache_root
+    return cache_root()
+
+
+def _build_one(path: str) -> tuple[bool, str]:
+    """Build one target (in a worker process): (ok, what to print)."""
+    import time
+    from kcgen.sim.build import BuildError
+    from kcgen.target import build_target
+    t0 = time.perf_counter()
+    try:
+        t = build_target(isadl.load(path))
+    except (BuildError, isadl.IsaError) as exc:
+        return False, f"error: {exc}"
+    how = "cached" if t.built.cached else "built"
+    return True, f"{how} in {time.perf_counter() - t0:.1f} s -> {t.directory}"
 
 
 @main.command("docs")
