@@ -582,3 +582,29 @@ def test_every_instruction_group_has_examples():
     for must in ("VSETVLI", "VLE32", "VSE16", "VLSE32", "VADD_VV", "VWMACC_VV", "VNCLIP_WI", "VREDSUM_VS",
                  "VMSLT_VX", "VMERGE_VIM", "VSLIDEUP_VX", "VRGATHER_VV", "VMV_X_S", "MUL", "DIV", "FMADD_S", "CLZ", "li", "isa"):
         assert must in owners, must
+
+
+# ---- timing: hand-computed cycle counts of the model ------------------------------------------------------
+
+TIMING = {
+    # four ALU ops issue together; ebreak (the 5th) in the next cycle; results ready one cycle later
+    "addi a0, a0, 1\naddi a1, a1, 1\naddi a2, a2, 1\naddi a3, a3, 1\nebreak": 2,
+    "\n".join(f"addi a{i}, a{i}, 1" for i in range(8)) + "\nebreak": 3,
+    # a dependence chain issues one per cycle
+    "addi a0, a0, 1\naddi a0, a0, 1\naddi a0, a0, 1\naddi a0, a0, 1\nebreak": 4,
+    # one pipelined multiplier: one mul per cycle, 2-cycle latency
+    "\n".join(f"mul a{i}, a{i}, a{i}" for i in range(4)) + "\nebreak": 5,
+    "mul a0, a0, a0\nmul a0, a0, a0\nebreak": 4,
+    # e32/m8: vl = 32 elements = 8 element groups: 8 busy cycles, ready one cycle later
+    "vsetvli t0, zero, e32, m8, ta, ma\nvadd.vv v8, v16, v24\nebreak": 10,
+    "vsetivli zero, 4, e32, m1, ta, ma\nvadd.vv v1, v2, v3\nebreak": 3,
+}
+
+
+@pytest.mark.parametrize("src", list(TIMING), ids=[f"t{i}" for i in range(len(TIMING))])
+def test_cycle_counts(src):
+    from kcgen.sim.simulator import Simulator
+    sim = Simulator(coral())
+    sim.load(asm().assemble(src, "t.s"))
+    r = sim.run(1000)
+    assert r.status == "halted" and r.cycles == TIMING[src], r.cycles
