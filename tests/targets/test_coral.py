@@ -344,8 +344,9 @@ def exec_program(draw, loop: bool):
     pending = None  # (label number, instructions until it is placed)
     n = draw(st.integers(1, 30))
     for _ in range(n):
-        kinds = ["r3", "ri", "rsh", "r1", "lui", "ld", "st", "f3", "f4", "fcmp", "fcvt", "fmv", "fcls", "flsw",
-                 "vset", "vset"] + (["br"] if pending is None else []) + (["v"] * 6 if sew else [])
+        # a forward branch never skips a vsetivli: the vector code after it relies on its vtype
+        kinds = ["r3", "ri", "rsh", "r1", "lui", "ld", "st", "f3", "f4", "fcmp", "fcvt", "fmv", "fcls", "flsw"] + \
+            (["br", "vset", "vset"] if pending is None else []) + (["v"] * 6 if sew else [])
         k = draw(st.sampled_from(kinds))
         if k == "r3":
             lines.append(f"{draw(st.sampled_from(R3))} {x()}, {x()}, {x()}")
@@ -387,8 +388,10 @@ def exec_program(draw, loop: bool):
             pending = (label, draw(st.integers(1, 3)))
             continue
         elif k == "vset":
-            sew = draw(st.sampled_from([8, 16, 32]))
-            lines.append(f"vsetivli x{draw(st.sampled_from([0] + regs))}, {draw(st.integers(0, 31))}, e{sew}, m1, tu, mu")
+            e = draw(st.sampled_from([8, 16, 32]))
+            lm = draw(st.sampled_from(LMULS[e]))
+            sew = (e, int(lm[1:]) if lm[1:].isdigit() else 1)
+            lines.append(f"vsetivli x{draw(st.sampled_from([0] + regs))}, {draw(st.integers(0, 31))}, e{e}, {lm}, tu, mu")
             lines.append(f"csrwi vxrm, {draw(st.integers(0, 3))}")
         else:
             lines.extend(draw(vector_insn(sew, x, vr)))
@@ -402,22 +405,40 @@ def exec_program(draw, loop: bool):
     return lines
 
 
+LMULS = {8: ["mf4", "mf2", "m1", "m2", "m4", "m8"], 16: ["mf2", "m1", "m2", "m4", "m8"], 32: ["m1", "m2", "m4", "m8"]}
+
+
 @st.composite
-def vector_insn(draw, sew, x, vr):
+def vector_insn(draw, vt, x, vr):
+    """One legal vector instruction for vtype vt = (sew, registers per group): group operands
+    aligned to LMUL, no overlaps that RVV forbids (qemu raises SIGILL on those)."""
+    sew, g = vt
     masked = draw(st.booleans())
     m = ", v0.t" if masked else ""
-    vd = draw(st.integers(1 if masked else 0, 31))
-    a, b = vr(), vr()
-    k = draw(st.sampled_from(["vv", "vx", "vi", "m", "macc", "red", "wide", "narrow", "mask", "mv", "slide", "gather",
-                              "mem", "xs", "misc"]))
+    span = lambda r, n: set(range(r, r + n))
+    grp = lambda n=g, avoid=(), lo=0: draw(st.sampled_from(
+        [r for r in range(lo, 32, n) if not span(r, n) & set(avoid)] or [None]))
+    vd = grp(lo=g if masked else 0)
+    a, b = grp(), grp()
+    k = draw(st.sampled_from(["vv", "vx", "vi", "m", "macc", "red", "wide", "narrow", "mask", "cmp", "mv", "slide",
+                              "gather", "mem", "xs", "misc"]))
     if k == "vv":
-        return [f"{draw(st.sampled_from(V_IVV))}.vv v{vd}, v{a}, v{b}{m}"]
+        return [f"{draw(st.sampled_from(V_IVV[:19]))}.vv v{vd}, v{a}, v{b}{m}"]
     if k == "vx":
-        return [f"{draw(st.sampled_from(V_IVV + V_IVX_ONLY))}.vx v{vd}, v{a}, {x()}{m}"]
+        return [f"{draw(st.sampled_from(V_IVV[:19] + ['vrsub']))}.vx v{vd}, v{a}, {x()}{m}"]
     if k == "vi":
-        op = draw(st.sampled_from(V_IVI))
+        op = draw(st.sampled_from(V_IVI[:12]))
         imm = draw(st.integers(0, 31)) if op in SHIFT_IMM else draw(st.integers(-16, 15))
         return [f"{op}.vi v{vd}, v{a}, {imm}{m}"]
+    if k == "cmp":  # a mask destination outside the source groups
+        vd = draw(st.sampled_from([r for r in range(1 if masked else 0, 32) if r not in span(a, g) | span(b, g)]))
+        op = draw(st.sampled_from(V_IVV[19:] + V_IVX_ONLY[1:] + V_IVI[12:]))
+        forms = [f"{op}.vx v{vd}, v{a}, {x()}{m}"]
+        if op in V_IVV:
+            forms.append(f"{op}.vv v{vd}, v{a}, v{b}{m}")
+        if op in V_IVI:
+            forms.append(f"{op}.vi v{vd}, v{a}, {draw(st.integers(-16, 15))}{m}")
+        return [draw(st.sampled_from(forms))]
     if k == "m":
         op = draw(st.sampled_from(V_MVV))
         return [f"{op}.vv v{vd}, v{a}, v{b}{m}" if draw(st.booleans()) else f"{op}.vx v{vd}, v{a}, {x()}{m}"]
@@ -425,48 +446,60 @@ def vector_insn(draw, sew, x, vr):
         op = draw(st.sampled_from(V_MACC))
         return [f"{op}.vv v{vd}, v{a}, v{b}{m}" if draw(st.booleans()) else f"{op}.vx v{vd}, {x()}, v{b}{m}"]
     if k == "red":
-        return [f"{draw(st.sampled_from(V_RED))}.vs v{vd}, v{a}, v{b}{m}"]
-    if k in ("wide", "narrow") and sew == 32:
+        return [f"{draw(st.sampled_from(V_RED))}.vs v{vr()}, v{a}, v{vr()}{m}"]
+    if k in ("wide", "narrow") and (sew == 32 or g == 8):
         return []
-    if k == "wide":  # vd an even pair that overlaps neither source
-        vd = draw(st.sampled_from([r for r in range(2 if masked else 0, 32, 2) if r not in (a, b, a - 1, b - 1)]))
+    if k == "wide":  # vd: a 2*LMUL group that overlaps neither source
+        vd = grp(2 * g, avoid=span(a, g) | span(b, g), lo=2 * g if masked else 0)
+        if vd is None:
+            return []
         op = draw(st.sampled_from(V_WIDE))
         if op.startswith("vwmacc"):
             return [f"{op}.vv v{vd}, v{a}, v{b}{m}"]
         return [f"{op}.vv v{vd}, v{a}, v{b}{m}" if draw(st.booleans()) else f"{op}.vx v{vd}, v{a}, {x()}{m}"]
-    if k == "narrow":  # vs2 an even pair that vd does not overlap
-        s2 = draw(st.sampled_from([r for r in range(0, 32, 2) if vd not in (r, r + 1)]))
+    if k == "narrow":  # vs2: a 2*LMUL group that vd does not overlap
+        s2 = grp(2 * g, avoid=span(vd, g))
+        if s2 is None:
+            return []
         op = draw(st.sampled_from(V_NARROW))
         form = draw(st.sampled_from(["wv", "wx", "wi"]))
         last = {"wv": f"v{b}", "wx": x(), "wi": str(draw(st.integers(0, 31)))}[form]
         return [f"{op}.{form} v{vd}, v{s2}, {last}{m}"]
     if k == "mask":
-        return [f"{draw(st.sampled_from(V_MASK))}.mm v{vd}, v{a}, v{b}"]
+        return [f"{draw(st.sampled_from(V_MASK))}.mm v{vr()}, v{vr()}, v{vr()}"]
     if k == "mv":
         return [draw(st.sampled_from([f"vmv.v.v v{vd}, v{a}", f"vmv.v.x v{vd}, {x()}", f"vmv.v.i v{vd}, {draw(st.integers(-16, 15))}",
-                                      f"vmerge.vvm v{max(vd, 1)}, v{a}, v{b}, v0", f"vmerge.vxm v{max(vd, 1)}, v{a}, {x()}, v0",
-                                      f"vmv.s.x v{vd}, {x()}", f"vmv1r.v v{vd}, v{a}"]))]
+                                      f"vmerge.vvm v{grp(lo=g)}, v{a}, v{b}, v0", f"vmerge.vxm v{grp(lo=g)}, v{a}, {x()}, v0",
+                                      f"vmv.s.x v{vr()}, {x()}", f"vmv1r.v v{vr()}, v{vr()}"]))]
     if k == "slide":
-        a = draw(st.sampled_from([r for r in range(32) if r != vd]))
+        a = grp(avoid=span(vd, g))
         return [draw(st.sampled_from([f"vslideup.vx v{vd}, v{a}, {x()}{m}", f"vslideup.vi v{vd}, v{a}, {draw(st.integers(0, 31))}{m}",
                                       f"vslidedown.vx v{vd}, v{a}, {x()}{m}", f"vslidedown.vi v{vd}, v{a}, {draw(st.integers(0, 31))}{m}",
                                       f"vslide1up.vx v{vd}, v{a}, {x()}{m}", f"vslide1down.vx v{vd}, v{a}, {x()}{m}"]))]
     if k == "gather":
-        a, b = (draw(st.sampled_from([r for r in range(32) if r != vd])) for _ in range(2))
+        a, b = grp(avoid=span(vd, g)), grp(avoid=span(vd, g))
         return [draw(st.sampled_from([f"vrgather.vv v{vd}, v{a}, v{b}{m}", f"vrgather.vx v{vd}, v{a}, {x()}{m}",
                                       f"vrgather.vi v{vd}, v{a}, {draw(st.integers(0, 31))}{m}"]))]
     if k == "mem":
-        eew = draw(st.sampled_from([8, 16, 32]))
         off = DATA + draw(st.integers(0, 60)) * 4
         pre = f"addi t5, tp, {off}"
         if draw(st.booleans()):
-            return [pre, f"{draw(st.sampled_from(['vle', 'vse']))}{eew}.v v{vd}, (t5){m}"]
-        return [pre, f"li t4, {draw(st.integers(-4, 8))}", f"{draw(st.sampled_from(['vlse', 'vsse']))}{eew}.v v{vd}, (t5), t4{m}"]
+            return [pre, f"{draw(st.sampled_from(['vle', 'vse']))}{sew}.v v{vd}, (t5){m}"]
+        return [pre, f"li t4, {draw(st.integers(-4, 8))}", f"{draw(st.sampled_from(['vlse', 'vsse']))}{sew}.v v{vd}, (t5), t4{m}"]
     if k == "xs":
-        return [draw(st.sampled_from([f"vmv.x.s {x()}, v{a}", f"vcpop.m {x()}, v{a}{m}", f"vfirst.m {x()}, v{a}{m}"]))]
-    a = draw(st.sampled_from([r for r in range(32) if r != vd]))  # vsext/vzext: vd must not overlap vs2
-    return [draw(st.sampled_from([f"vid.v v{vd}{m}", f"vsext.vf2 v{vd}, v{a}{m}" if sew >= 16 else f"vid.v v{vd}{m}",
-                                  f"vzext.vf4 v{vd}, v{a}{m}" if sew == 32 else f"vid.v v{vd}{m}"]))]
+        return [draw(st.sampled_from([f"vmv.x.s {x()}, v{vr()}", f"vcpop.m {x()}, v{vr()}{m}", f"vfirst.m {x()}, v{vr()}{m}"]))]
+    forms = [f"vid.v v{vd}{m}"]
+    if sew >= 16 and g >= 1:  # vsext.vf2: vs2 has EMUL = LMUL/2 and must not overlap vd
+        h = max(1, g // 2)
+        s2 = grp(h, avoid=span(vd, g))
+        if s2 is not None:
+            forms.append(f"vsext.vf2 v{vd}, v{s2}{m}")
+    if sew == 32:
+        q = max(1, g // 4)
+        s2 = grp(q, avoid=span(vd, g))
+        if s2 is not None:
+            forms.append(f"vzext.vf4 v{vd}, v{s2}{m}")
+    return [draw(st.sampled_from(forms))]
 
 
 def prelude(xs, fs_count=32):
