@@ -1038,15 +1038,7 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
     def groups_c(self) -> list[str]:
         out = []
         for g in self.L.groups.values():
-            parts = []
-            for file, index_expr in g.parts:
-                st = self.L.stores.get(file)
-                if st is None:
-                    raise Unsupported(f"register group {g.name}: part file {file} is itself a group")
-                per = st.elem.dtype.itemsize * (st.shape[1] if len(st.shape) > 1 else 1)
-                if st.elem.dtype.itemsize * 8 != st.elem.type.bits:
-                    raise Unsupported(f"register group {g.name}: part {file} is not stored at its width")
-                parts.append((st, self._index_c(index_expr), per))
+            parts = self._flat_parts(g, "(int64_t)n")
             total = sum(p[2] for p in parts)
             if total * 8 != g.type.bits:
                 raise Unsupported(f"register group {g.name}: parts are not byte-aligned")
@@ -1080,14 +1072,29 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
             out += get + put + ptr
         return out + [""]
 
-    def _index_c(self, e: ir.Expr) -> str:
+    def _flat_parts(self, g, n: str) -> list[tuple]:
+        """The storage a group register is made of, low bytes first: (store, C index, bytes) per part.
+        A part that is itself a group is replaced by its own parts, indexed through it."""
+        out = []
+        for file, index_expr in g.parts:
+            code = self._index_c(index_expr, n)
+            if file in self.L.groups:
+                out += self._flat_parts(self.L.groups[file], f"({code})")
+                continue
+            st = self.L.stores[file]
+            if st.elem.dtype.itemsize * 8 != st.elem.type.bits:
+                raise Unsupported(f"register group {g.name}: part {file} is not stored at its width")
+            out.append((st, code, st.elem.dtype.itemsize * (st.shape[1] if len(st.shape) > 1 else 1)))
+        return out
+
+    def _index_c(self, e: ir.Expr, n: str = "(int64_t)n") -> str:
         """Group part index expressions: integer arithmetic over `n` and parameters."""
         if isinstance(e, ir.Num):
             return str(e.value)
         if isinstance(e, ir.Name):
-            return "(int64_t)n" if e.id == "n" else str(self.spec.params[e.id])
+            return n if e.id == "n" else str(self.spec.params[e.id])
         if isinstance(e, ir.Binary) and e.op in "+-*/%":
-            return f"({self._index_c(e.left)} {e.op} {self._index_c(e.right)})"
+            return f"({self._index_c(e.left, n)} {e.op} {self._index_c(e.right, n)})"
         raise Unsupported(f"register group index expression {e}")
 
     def functions_c(self) -> list[str]:
