@@ -97,7 +97,7 @@ def build(spec: Spec, force: bool = False, cc: Optional[str] = None) -> Built:
         compile_flags = [f for f in CFLAGS if f != "-shared"]
         units = [n for n in files if n.endswith(".c")]
         compile_flags += gen.extra_cflags
-        jobs = {n: subprocess.Popen([cc, *compile_flags, "-c", "-I", str(NATIVE), "-I", str(directory), "-o",
+        jobs = {n: subprocess.Popen([cc, *compile_flags, *gen.unit_cflags.get(n, []), "-c", "-I", str(NATIVE), "-I", str(directory), "-o",
                                      str(directory / f"{n}.{tag}.o"), str(directory / n)],
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
                 for n in units}  # the units compile in parallel
