@@ -513,8 +513,8 @@ def prelude(xs, fs_count=32):
 
 QEMU_TAIL = [f"sw x{r}, {4 * r}(gp)" for r in range(1, 32)] + [f"fsw f{k}, {128 + 4 * k}(gp)" for k in range(32)] + \
     [f"addi t0, gp, {256 + 128 * k}\nvs8r.v v{8 * k}, (t0)" for k in range(4)] + \
-    ["csrr t0, vl", "sw t0, 768(gp)", "csrr t0, vtype", "sw t0, 772(gp)",
-     "li a7, 64", "li a0, 1", f"li a1, {BUF:#x}", f"li a2, {DUMP + 776}", "ecall", "li a7, 93", "li a0, 0", "ecall"]
+    ["csrr t0, vl", "sw t0, 768(gp)", "csrr t0, vtype", "sw t0, 772(gp)", "csrr t0, vxsat", "sw t0, 776(gp)",
+     "li a7, 64", "li a0, 1", f"li a1, {BUF:#x}", f"li a2, {DUMP + 780}", "ecall", "li a7, 93", "li a0, 0", "ecall"]
 
 
 def buffer_bytes(seed_bytes: bytes, floats: list) -> bytes:
@@ -549,14 +549,15 @@ def run_ours(src_lines: list, init: bytes, machine_cls):
             "v": bytes(np.asarray(a["v"]).astype(np.uint8).tobytes()),
             "vl": int(a["vl"][0]) if a["vl"].shape else int(a["vl"]),
             "vtype": int(a["vtype"][0]) if a["vtype"].shape else int(a["vtype"]),
+            "vxsat": int(a["vxsat"][0]) if a["vxsat"].shape else int(a["vxsat"]),
             "mem": bytes(np.asarray(dtcm[DATA:DUMP]).tobytes())}
 
 
 def parse_dump(raw: bytes) -> dict:
     d = raw[DUMP:]
-    words = struct.unpack("<194I", d[:776])
+    words = struct.unpack("<195I", d[:780])
     return {"x": [0] + list(words[1:32]), "f": list(words[32:64]), "v": d[256:768], "vl": words[192],
-            "vtype": words[193], "mem": raw[DATA:DUMP]}
+            "vtype": words[193], "vxsat": words[194], "mem": raw[DATA:DUMP]}
 
 
 def machines():
@@ -585,7 +586,7 @@ def test_random_programs_match_qemu(loop, data):
         want = parse_dump(run_qemu(lines, init, Path(d)))
     for cls in machines():
         got = run_ours(lines, init, cls)
-        for key in ("x", "f", "vl", "vtype", "mem"):
+        for key in ("x", "f", "vl", "vtype", "vxsat", "mem"):
             assert got[key] == want[key], (cls.__name__, key, "\n".join(lines))
         if got["v"] != want["v"]:
             bad = sorted({i // 16 for i in range(512) if got["v"][i] != want["v"][i]})
