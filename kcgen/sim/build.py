@@ -29,7 +29,8 @@ from .cgen import GENERATOR_VERSION, CGen, Unsupported
 
 NATIVE = Path(__file__).resolve().parents[2] / "native"
 CFLAGS = ("-O2", "-std=gnu11", "-fPIC", "-shared", "-Wall", "-Wextra", "-Wno-unused-parameter",
-          "-Wno-unused-function", "-fno-strict-aliasing")
+          "-Wno-unused-function", "-fno-strict-aliasing",
+          "-Wno-type-limits")  # semantics may well say `u >= 0` of an unsigned value
 
 
 class BuildError(Exception):

@@ -236,6 +236,7 @@ class CGen:
 
     def read(self, acc: _Access, t: Type) -> str:
         if isinstance(t, VecT):
+            self.vec_sizes.add(t.bits // 8)
             return self.canon_vec(f"(*(const kcv{t.bits // 8} *)({acc.ptr}))", t)
         code = self.load_scalar(acc.ptr, acc.scalar)
         if acc.tracked:
@@ -1304,13 +1305,13 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
         for file, opname in reads:
             k = self.operand_index_of(name, opname)
             if file in self.L.stores:
-                out.append(f"{ind}if (s->rdy_{file}[d->a[{k}]] > need) need = s->rdy_{file}[d->a[{k}]];")
+                out.append(f"{ind}if (s->rdy_{file}[d->a[{k}]] > need_v) need_v = s->rdy_{file}[d->a[{k}]];")
             elif file in self.L.groups:
-                out.append(f"{ind}kc_gneed_{file}(s, (uint64_t)d->a[{k}], &need);")
+                out.append(f"{ind}kc_gneed_{file}(s, (uint64_t)d->a[{k}], need);")
         for stname in sorted(_read_state(insn.semantics, self.L)):
-            out.append(f"{ind}if (s->rdy_{stname}[0] > need) need = s->rdy_{stname}[0];")
+            out.append(f"{ind}if (s->rdy_{stname}[0] > need_v) need_v = s->rdy_{stname}[0];")
         if vliw:
-            out.append(f"{ind}kc_need(s, need);")
+            out.append(f"{ind}kc_need(s, need_v);")
         states = _written_storage(insn.semantics) & {n for n, st in self.L.stores.items() if st.kind == "state"}
         targets = [f"s->rdy_{file}[d->a[{self.operand_index_of(name, opname)}]]"
                    for file, opname in writes if file in self.L.stores] + [f"s->rdy_{n}[0]" for n in sorted(states)]
@@ -1323,7 +1324,7 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
         else:
             # a unit that can never hold up an instruction is not tracked (see _binding_units)
             ui_track = ui if ui in self._binding_units() else -1
-            out.append(f"{ind}uint64_t done = kc_issue(s, {ui_track}, c, l, need) + l;")
+            out.append(f"{ind}uint64_t done = kc_issue(s, {ui_track}, c, l, need_v) + l;")
             out += [f"{ind}{t} = done;" for t in targets]
             out += [f"{ind}kc_gready_{file}(s, (uint64_t)d->a[{k}], done);" for file, k in groups]
             if self.tracked:
@@ -1597,11 +1598,12 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
         for name in self.names:
             cyc, lat, _ = self.costs[name]
             out.append(f"op_{self.opnum[name]}: {{  /* {name} */")
+            out.append("    uint64_t need_v = 0, *need = &need_v;  /* ready time of what it reads */")
             out.append(f"    uint64_t c = (uint64_t)({cyc}), l = (uint64_t)({lat});")
+            out.append("    (void)need;")
             if self.tracked or (self.timing is not None and self.timing.model == "vliw"):
                 out.append("    s->t_lat = l;")
-            out.append("    uint64_t need = 0;  /* ready time of what it reads */")
-            out.append(f"    halt |= x_{c_ident(name)}(s, d, pc, &npc, &need);")
+            out.append(f"    halt |= x_{c_ident(name)}(s, d, pc, &npc, need);")
             out += self.timing_c(name, "    ")
             out.append("    KC_NEXT();" if self.replicate_tails else "    goto next;")
             out.append("}")
