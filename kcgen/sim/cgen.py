@@ -669,20 +669,7 @@ class CGen:
         out = []
         if packed is not None and acc.scalar is not None and acc.scalar.type == tt and \
                 not (isinstance(root, ir.Name) and root.id in self.L.groups):
-            write = f"*{acc.ptr} = ({acc.scalar.ctype}){packed};"
-            st = acc.store
-            if st is not None and st.kind == "reg" and st.zero and path:
-                first = path[0]
-                idx = f"d->a[{self.operand_index[first.id]}]" if self.operand_in_range(first, st) else None
-                if idx is None:
-                    idx = self.tmp("z")
-                    out.append(f"{ind}uint64_t {idx} = (uint64_t)({self.expr(first, IntLitT())});")
-                write = f"if ({' && '.join(f'{idx} != {z}' for z in sorted(st.zero))}) {write}"
-            out.append(ind + write)
-            if acc.tracked:
-                out.append(f"{ind}{{ uint64_t *bp = &s->b_{st.name}[{acc.index} >> {BLOCK_SHIFT}]; "
-                           f"if (bp != kc_last) {{ kc_last = bp; kc_pending(s, bp); }} }}")
-            return out
+            return self.write(acc, path, f"*{acc.ptr} = ({acc.scalar.ctype}){packed};", ind)
         if packed is not None:  # not a plain store after all: back to a value
             value = f"kc_unpack_{tt.name}({packed})"
         if isinstance(root, ir.Name) and root.id in self.L.groups and acc.index:
@@ -693,22 +680,24 @@ class CGen:
                 out.append(f"{ind}*{acc.ptr} = {self.store_scalar(value, acc.scalar)};")
             out.append(f"{ind}kc_gset_{root.id}(s, {tmp}, {holder}.b);")
             return out
-        st = acc.store
         if isinstance(tt, VecT):
-            write = f"memcpy({acc.ptr}, &({value}), sizeof(kcv{tt.bits // 8}));"
-        else:
-            write = f"*{acc.ptr} = {self.store_scalar(value, acc.scalar)};"
+            return self.write(acc, path, f"memcpy({acc.ptr}, &({value}), sizeof(kcv{tt.bits // 8}));", ind)
+        return self.write(acc, path, f"*{acc.ptr} = {self.store_scalar(value, acc.scalar)};", ind)
+
+    def write(self, acc: _Access, path, write: str, ind: str) -> list[str]:
+        """A store statement, skipped for a hard-wired zero register, and its tracked memory block
+        marked pending (one entry per block: consecutive writes to a block are the common case)."""
+        out = []
+        st = acc.store
         if st is not None and st.kind == "reg" and st.zero and path:
             first = path[0]
             idx = f"d->a[{self.operand_index[first.id]}]" if self.operand_in_range(first, st) else None
             if idx is None:
                 idx = self.tmp("z")
                 out.append(f"{ind}uint64_t {idx} = (uint64_t)({self.expr(first, IntLitT())});")
-            cond = " && ".join(f"{idx} != {z}" for z in sorted(st.zero))
-            write = f"if ({cond}) {write}"
+            write = f"if ({' && '.join(f'{idx} != {z}' for z in sorted(st.zero))}) {write}"
         out.append(ind + write)
         if acc.tracked:
-            # one pending entry per block: consecutive writes to a block are the common case
             out.append(f"{ind}{{ uint64_t *bp = &s->b_{st.name}[{acc.index} >> {BLOCK_SHIFT}]; "
                        f"if (bp != kc_last) {{ kc_last = bp; kc_pending(s, bp); }} }}")
         return out

@@ -98,6 +98,20 @@ def randomize(sim: Simulator, rng: np.random.Generator, small: bool) -> None:
             sim.arrays[name][z] = 0
 
 
+def run_both(name: str, code: bytes, seed: int, small: bool, steps: int):
+    """Both machines from the same random state with `code` loaded; their run results."""
+    spec, csim, ref = machines(name)
+    randomize(csim, np.random.default_rng(seed), small)
+    base = spec.params_eval(spec.isa.abi.entry) if spec.isa.abi and spec.isa.abi.entry is not None else 0
+    prog = program(code, base)
+    csim.load(prog)
+    ref.load(prog)
+    for k, a in csim.arrays.items():
+        np.copyto(ref.arrays[k], a)
+    ref.pc = csim.pc
+    return csim.run(steps), ref.run(steps)
+
+
 def same(a: np.ndarray, b: np.ndarray) -> bool:
     return a.shape == b.shape and np.array_equal(a.reshape(-1).view(np.uint8), b.reshape(-1).view(np.uint8))
 
@@ -109,16 +123,7 @@ def same(a: np.ndarray, b: np.ndarray) -> bool:
 def test_c_and_python_agree(name, data, seed, small):
     spec, csim, ref = machines(name)
     code, names = data.draw(instruction_words(spec), label="instruction")
-    randomize(csim, np.random.default_rng(seed), small)
-    base = spec.params_eval(spec.isa.abi.entry) if spec.isa.abi and spec.isa.abi.entry is not None else 0
-    prog = program(code, base)
-    csim.load(prog)
-    ref.load(prog)
-    for k, a in csim.arrays.items():
-        np.copyto(ref.arrays[k], a)
-    ref.pc = csim.pc
-    rc = csim.run(1)
-    rp = ref.run(1)
+    rc, rp = run_both(name, code, seed, small, 1)
     where = f"{names} from seed {seed} (small={small})"
     assert rc.status == rp.status, f"{where}: C {rc.status} {rc.trap}, Python {rp.status} {rp.trap}"
     if rc.status == "trap":
@@ -141,16 +146,7 @@ def test_c_and_python_agree_on_programs(name, data, seed, small):
     the program, past its end, back to its start), halts and the retired count agree too."""
     spec, csim, ref = machines(name)
     words = data.draw(st.lists(instruction_words(spec), min_size=2, max_size=12), label="program")
-    code = b"".join(w for w, _ in words)
-    randomize(csim, np.random.default_rng(seed), small)
-    base = spec.params_eval(spec.isa.abi.entry) if spec.isa.abi and spec.isa.abi.entry is not None else 0
-    prog = program(code, base)
-    csim.load(prog)
-    ref.load(prog)
-    for k, a in csim.arrays.items():
-        np.copyto(ref.arrays[k], a)
-    ref.pc = csim.pc
-    rc, rp = csim.run(64), ref.run(64)
+    rc, rp = run_both(name, b"".join(w for w, _ in words), seed, small, 64)
     where = f"{[n for _, n in words]} from seed {seed} (small={small})"
     assert (rc.status, rc.instret) == (rp.status, rp.steps), f"{where}: C {rc} / Python {rp}"
     if rc.status == "trap":
