@@ -154,6 +154,8 @@ def _cached(path: Path, defines: Mapping[str, int], isa: Optional[str], build) -
     except Exception:  # missing, truncated or from another Python: rebuild
         pass
     spec = build()
+    from .canonical import content_hash
+    content_hash(spec)  # computed once, stored with the Spec
     try:
         root.mkdir(parents=True, exist_ok=True)
         tmp = file.with_suffix(f".{os.getpid()}.tmp")

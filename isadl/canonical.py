@@ -73,5 +73,10 @@ def dumps(spec: Spec, indent: int | None = 2) -> str:
 
 
 def content_hash(spec: Spec) -> str:
-    """sha256 of the compact canonical JSON: equal for equal meaning, whatever the formatting."""
-    return hashlib.sha256(dumps(spec, indent=None).encode()).hexdigest()
+    """sha256 of the compact canonical JSON: equal for equal meaning, whatever the formatting.
+    Computed once per Spec (a Spec does not change) and kept with it, also in isadl's load cache."""
+    h = spec.__dict__.get("_content_hash")
+    if h is None:
+        h = hashlib.sha256(dumps(spec, indent=None).encode()).hexdigest()
+        spec.__dict__["_content_hash"] = h
+    return h

@@ -8,7 +8,6 @@ from __future__ import annotations
 from typing import Callable, Mapping
 
 import networkx as nx
-import sympy
 
 from . import ir
 
@@ -217,15 +216,15 @@ def _suggest(name, candidates) -> str:
     return did_you_mean(name, candidates)
 
 
-_SYMPY_OPS = {
-    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
-    "/": lambda a, b: sympy.floor(a / b), "%": lambda a, b: sympy.Mod(a, b), "**": lambda a, b: a ** b,
-    "<<": lambda a, b: a * 2 ** b, ">>": lambda a, b: sympy.floor(a / 2 ** b),
-}
-
-
-def symbolic(e: ir.Expr, params: Mapping[str, ir.Param] | None = None, expand: bool = False) -> sympy.Expr:
+def symbolic(e: ir.Expr, params: Mapping[str, ir.Param] | None = None, expand: bool = False) -> "sympy.Expr":
     """The sympy form of an integer expression; with ``expand`` every parameter is replaced by its definition."""
+    import sympy  # here, not at the top: it takes a quarter of a second to import, and only docs need it
+    _SYMPY_OPS = {
+        "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+        "/": lambda a, b: sympy.floor(a / b), "%": lambda a, b: sympy.Mod(a, b), "**": lambda a, b: a ** b,
+        "<<": lambda a, b: a * 2 ** b, ">>": lambda a, b: sympy.floor(a / 2 ** b),
+    }
+
     def conv(x):
         if isinstance(x, ir.Num):
             return sympy.Integer(x.value)
