@@ -105,7 +105,9 @@ class Disassembler:
         word = int.from_bytes(data[pos:pos + n], self.order)
         return Decoded(address, n, word, (), "")
 
-    def _bundle_at(self, data: bytes, pos: int, address: int) -> Decoded:
+    def bundle_slots(self, data: bytes, pos: int):
+        """The bundle at data[pos]: (format, size, word, [(slot, (encoding, operands))] for every slot,
+        filler nops included), or None when no bundle format decodes there."""
         for fmt in self.bundles:
             n = fmt.width // 8
             if pos + n > len(data):
@@ -113,17 +115,19 @@ class Disassembler:
             word = int.from_bytes(data[pos:pos + n], self.order)
             if word & fmt.fixed_mask != fmt.fixed_match:
                 continue
+            hits = [(slot, self.decode_word(field.extract(word), slot)) for slot, field in fmt.fields.items()]
+            if all(hit is not None for _, hit in hits):
+                return fmt, n, word, hits
+        return None
+
+    def _bundle_at(self, data: bytes, pos: int, address: int) -> Decoded:
+        found = self.bundle_slots(data, pos)
+        if found is not None:
+            fmt, n, word, hits = found
             ops, nops = [], []
-            for slot, field in fmt.fields.items():
-                hit = self.decode_word(field.extract(word), slot)
-                if hit is None:
-                    ops = None
-                    break
-                e, vals = hit
+            for slot, (e, vals) in hits:
                 op = (e.name, self._targets(e, vals, address, n))
                 (nops if e.insn.template.mnemonic == self._slot_nop(slot) else ops).append(op)
-            if ops is None:
-                continue
             # Filler nops are left out, unless without them the assembler would pick a narrower bundle.
             used = {self.encs[name].slot for name, _ in ops}
             if ops and next(b for b in self.bundles if used <= set(b.fields)) is not fmt:

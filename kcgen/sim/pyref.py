@@ -1541,23 +1541,10 @@ class RefMachine:
         dis = self.code.dis
         line = self.program.source_line(address) if hasattr(self.program, "source_line") else None
         if dis.bundles:
-            for fmt in dis.bundles:
-                n = fmt.width // 8
-                if pos + n > len(data):
-                    continue
-                word = int.from_bytes(data[pos:pos + n], dis.order)
-                if word & fmt.fixed_mask != fmt.fixed_match:
-                    continue
-                ops = []
-                for slot, fld in fmt.fields.items():
-                    hit = dis.decode_word(fld.extract(word), slot)
-                    if hit is None:
-                        ops = None
-                        break
-                    ops.append(self._op(hit, address, n))
-                if ops is None:
-                    continue
-                return _Insn(address, n, word, tuple(ops), line)
+            found = dis.bundle_slots(data, pos)
+            if found is not None:  # every slot runs, filler nops included
+                _, n, word, hits = found
+                return _Insn(address, n, word, tuple(self._op(hit, address, n) for _, hit in hits), line)
         else:
             d = dis.decode_at(data, pos, address)
             if d.ok:
