@@ -591,3 +591,13 @@ def _index(isa: ISA, attr: str) -> dict:
     if attr not in cache:
         cache[attr] = {item.name: item for item in getattr(isa, attr)}
     return cache[attr]
+
+
+def index_path(e: Expr) -> tuple[Expr, list[Expr]]:
+    """`a[i][j]` -> (a, [i, j]): the indexed root and its indices, outermost first."""
+    path = []
+    while isinstance(e, Index):
+        path.append(e.index)
+        e = e.base
+    path.reverse()
+    return e, path

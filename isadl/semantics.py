@@ -323,13 +323,7 @@ class Checker:
         return None
 
     def e_Index(self, e: ir.Index):
-        # Walk to the root to handle reg files and multi-dimensional state.
-        path = []
-        root = e
-        while isinstance(root, ir.Index):
-            path.append(root.index)
-            root = root.base
-        path.reverse()
+        root, path = ir.index_path(e)  # reg files and multi-dimensional state index from the root
         if isinstance(root, ir.Name) and root.id in self.ctx.regfiles and not self.lookup_var(root.id):
             reg = self.ctx.regfiles[root.id]
             self.index_type(path[0], root.id)

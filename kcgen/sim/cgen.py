@@ -244,7 +244,7 @@ class CGen:
         return code
 
     def e_Index(self, e: ir.Index, t):
-        root, path = _root(e)
+        root, path = ir.index_path(e)
         if isinstance(root, ir.Name) and root.id not in self.locals and \
                 (root.id in self.L.stores or root.id in self.L.groups):
             return self.read(self.access(e), t)
@@ -279,7 +279,7 @@ class CGen:
 
     def access(self, e: ir.Expr) -> _Access:
         """Where a register element, lane, state element or memory element lives."""
-        root, path = _root(e)
+        root, path = ir.index_path(e)
         name = root.id
         if name in self.L.groups:
             return self.group_access(name, path)
@@ -641,7 +641,7 @@ class CGen:
     def s_Assign(self, s: ir.Assign, ind):
         target = s.target
         tt = self.body.type(target)
-        root, path = _root(target)
+        root, path = ir.index_path(target)
         if isinstance(root, ir.Name) and root.id in self.locals and not path:
             return [f"{ind}{self.locals[root.id]} = {self.expr(s.value, tt)};"]
         if isinstance(root, ir.Name) and root.id == "pc":
@@ -1623,15 +1623,6 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
 
 
 # ---- small analyses over semantics ---------------------------------------------------------------------
-def _root(e: ir.Expr):
-    path = []
-    while isinstance(e, ir.Index):
-        path.append(e.index)
-        e = e.base
-    path.reverse()
-    return e, path
-
-
 def _typeref(e: ir.Expr) -> ir.TypeRef:
     from isadl.semantics import _as_typeref
     return _as_typeref(e)
@@ -1708,7 +1699,7 @@ def _written_storage(stmts) -> set[str]:
     out = set()
     for s in _walk(stmts):
         if isinstance(s, ir.Assign):
-            root, _ = _root(s.target)
+            root, _ = ir.index_path(s.target)
             if isinstance(root, ir.Name):
                 out.add(root.id)
         elif isinstance(s, ir.CallStmt) and isinstance(s.call, ir.Call) and s.call.func == "store":
@@ -1730,7 +1721,7 @@ def _static_regs(stmts, operands) -> tuple[list, list]:
     targets = set()
     for s in _walk(stmts):
         if isinstance(s, ir.Assign):
-            root, path = _root(s.target)
+            root, path = ir.index_path(s.target)
             if isinstance(root, ir.Name) and path and isinstance(path[0], ir.Name) and path[0].id in operands:
                 if (root.id, path[0].id) not in writes:
                     writes.append((root.id, path[0].id))

@@ -921,12 +921,7 @@ class _Gen:
 
     def assign(self, s: ir.Assign) -> None:
         target = s.target
-        path = []
-        root = target
-        while isinstance(root, ir.Index):
-            path.append(root.index)
-            root = root.base
-        path.reverse()
+        root, path = ir.index_path(target)
         name = root.id
         local = self.lookup(name)
         if local is not None:
@@ -959,9 +954,7 @@ class _Gen:
         if isinstance(e, ir.Call) and e.func in ("bitcast", "load"):
             return False
         if isinstance(e, ir.Index):
-            root = e
-            while isinstance(root, ir.Index):
-                root = root.base
+            root, _ = ir.index_path(e)
             return not (isinstance(root, ir.Name) and self.lookup(root.id) is None and root.id in self.cc.access)
         return True
 
@@ -1034,12 +1027,7 @@ class _Gen:
         return f"{self.const(acc, 'S_' + e.id)}.get(A, ())"
 
     def x_Index(self, e: ir.Index) -> str:
-        path = []
-        root = e
-        while isinstance(root, ir.Index):
-            path.append(root.index)
-            root = root.base
-        path.reverse()
+        root, path = ir.index_path(e)
         if isinstance(root, ir.Name) and self.lookup(root.id) is None and root.id in self.cc.access:
             acc = self.cc.access[root.id]
             ndims = len(acc.dims)
