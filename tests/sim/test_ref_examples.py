@@ -1,11 +1,13 @@
-"""Every `example` of every fixture ISA passes on the reference interpreter, and the example
-runner reports failures readably."""
+"""Every `example` of every fixture ISA passes on the reference interpreter and on the compiled
+C simulator (the same runner: `given` and `expect` evaluated by the reference semantics on the
+machine's own arrays), and the example runner reports failures readably."""
 from __future__ import annotations
 
 import pytest
 
 from kcgen.sim.examples import examples, run_example, run_examples
 from kcgen.sim.pyref import RefMachine
+from kcgen.sim.simulator import Simulator
 
 from .common import FIXTURES, fixture, spec
 
@@ -13,11 +15,12 @@ CASES = [pytest.param(path.stem, case.id, id=f"{path.stem}-{case.id}")
          for path in FIXTURES for case in examples(fixture(path.stem))]
 
 
+@pytest.mark.parametrize("machine", [RefMachine, Simulator], ids=["ref", "c"])
 @pytest.mark.parametrize("stem,case_id", CASES)
-def test_example_passes_on_refmachine(stem, case_id):
+def test_example_passes_on_both_simulators(stem, case_id, machine):
     s = fixture(stem)
     case = next(c for c in examples(s) if c.id == case_id)
-    result = run_example(s, case, RefMachine)
+    result = run_example(s, case, machine)
     assert result.ok, result.message()
     assert result.status == "halted"
     assert all(c.ok for c in result.checks)
