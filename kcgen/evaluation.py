@@ -47,20 +47,57 @@ class Placement:
     shape: tuple[int, ...]
     dtype: str
     address: int  # as the kernel sees it (memory base + index * element bytes)
+    form: str = "row-major"  # how the elements are arranged, in the prompt's words
+
+
+@dataclass(frozen=True)
+class Preload:
+    memory: str
+    index: int
+    values: np.ndarray  # in the memory's element type
+    what: str  # for the prompt
 
 
 @dataclass
 class Layout:
+    """Where the kernel finds its inputs and leaves its outputs, and its start state.
+
+    The evaluator goes through `write`, `read` and `poison`, so a target whose tensors are stored
+    in a format of their own (PLENA's MXFP8 HBM images, its VLEN-chunked vector SRAM) subclasses
+    Layout in tasks/layouts/<target>.py and overrides them; `prompt()` describes the same object."""
     placements: dict[str, Placement]
     args: list[tuple[str, int, str]]  # (register, value, what it is)
     notes: list[str] = field(default_factory=list)
+    preloads: list[Preload] = field(default_factory=list)
+
+    def write(self, sim, tensor: str, values: np.ndarray) -> np.ndarray:
+        """Store an input; return its values as the kernel will see them (after any format's rounding)."""
+        _write(sim, self.placements[tensor], values)
+        return values
+
+    def read(self, sim, tensor: str) -> np.ndarray:
+        """The output as the kernel left it, in the tensor's dtype and shape."""
+        return _read(sim, self.placements[tensor])
+
+    def poison(self, sim, tensor: str) -> None:
+        """Fill an output's storage with values no correct kernel leaves there."""
+        _poison(sim, self.placements[tensor])
+
+    def preload(self, sim) -> None:
+        for pre in self.preloads:
+            view = sim.view(pre.memory)
+            view[pre.index:pre.index + pre.values.size] = pre.values.astype(view.dtype)
 
     def prompt(self) -> str:
         """The kernel's interface in words (the agent's prompt uses exactly this)."""
         lines = ["Data layout:"]
         for p in self.placements.values():
-            lines.append(f"- {p.tensor}: {p.dtype}[{', '.join(map(str, p.shape))}], row-major, in {p.memory} "
+            lines.append(f"- {p.tensor}: {p.dtype}[{', '.join(map(str, p.shape))}], {p.form}, in {p.memory} "
                          f"at address {p.address:#x}")
+        if self.preloads:
+            lines.append("Preloaded constants:")
+            lines += [f"- {pre.memory}[{pre.index}..{pre.index + pre.values.size - 1}]: {pre.what}"
+                      for pre in self.preloads]
         if self.args:
             lines.append("Registers on entry:")
             lines += [f"- {reg} = {value:#x} ({what})" if what.startswith("address") else f"- {reg} = {value} ({what})"
@@ -97,11 +134,23 @@ def abi_layout(spec: Spec, task: TaskSpec, target: str, config: str) -> Layout:
         else:
             raise LayoutError(f"{task.name} {config}: tensor {t.name} ({nbytes} bytes) does not fit the "
                               f"{'/'.join(r.name for r in regions[t.role]) or 'missing'} region(s) of {spec.isa.name}")
-    args = [(None, p.address, f"address of {p.tensor}") for p in placements.values()] + \
-           [(None, v, f"{k}") for k, v in cfg.items()]
-    if len(args) > len(abi.args):
-        raise LayoutError(f"{task.name}: {len(args)} arguments, but the ABI of {spec.isa.name} passes {len(abi.args)}")
-    args = [(reg, v, what) for reg, (_, v, what) in zip(abi.args, args)]
+    addresses = [(p.address, f"address of {p.tensor}") for p in placements.values()]
+    sizes = [(v, k) for k, v in cfg.items()]
+    # Where the ABI's argument registers span two files (AIE: pointers in p, integers in r), the
+    # addresses take the first file's registers and the sizes the others'; else all go in order.
+    files = [spec.regnames[r][0] for r in abi.args]
+    pointer_regs = [r for r, f in zip(abi.args, files) if f == files[0]]
+    if len(pointer_regs) < len(abi.args):
+        int_regs = [r for r in abi.args if r not in pointer_regs]
+        if len(addresses) > len(pointer_regs) or len(sizes) > len(int_regs):
+            raise LayoutError(f"{task.name}: {len(addresses)} tensors and {len(sizes)} sizes, but the ABI of "
+                              f"{spec.isa.name} passes {len(pointer_regs)} pointers and {len(int_regs)} integers")
+        args = list(zip(pointer_regs, *zip(*addresses))) + list(zip(int_regs, *zip(*sizes)))
+    else:
+        if len(addresses) + len(sizes) > len(abi.args):
+            raise LayoutError(f"{task.name}: {len(addresses) + len(sizes)} arguments, but the ABI of "
+                              f"{spec.isa.name} passes {len(abi.args)}")
+        args = [(reg, v, what) for reg, (v, what) in zip(abi.args, addresses + sizes)]
     return Layout(placements, args)
 
 
@@ -313,19 +362,17 @@ def evaluate(kernel: str, spec: Spec, task: TaskSpec, target: str, config: str =
         rng = np.random.default_rng(trial_seed)
         for name, arr in sim.arrays.items():  # a clean machine: nothing survives from an earlier run
             arr[...] = 0
-        inputs = {}
-        for t in task.inputs:
-            p = lay.placements[t.name]
-            inputs[t.name] = draw(rng, profile, p.shape, DTYPES[p.dtype])
-            _write(sim, p, inputs[t.name])
-        for t in task.outputs:
-            _poison(sim, lay.placements[t.name])
         try:
             sim.load(program)
         except Exception as exc:  # LoadError: the program's sections do not fit the machine
             return EvalResult(False, error=str(exc))
-        for t in task.inputs:  # loading the program may have overwritten an input; write them again
-            _write(sim, lay.placements[t.name], inputs[t.name])
+        lay.preload(sim)
+        inputs = {}  # as the kernel sees them
+        for t in task.inputs:
+            p = lay.placements[t.name]
+            inputs[t.name] = lay.write(sim, t.name, draw(rng, profile, p.shape, DTYPES[p.dtype]))
+        for t in task.outputs:
+            lay.poison(sim, t.name)
         for reg, value, _ in lay.args:
             _set_register(spec, sim, reg, value)
         run = sim.run(max_steps)
@@ -340,7 +387,7 @@ def evaluate(kernel: str, spec: Spec, task: TaskSpec, target: str, config: str =
             p = lay.placements[t.name]
             dt = DTYPES[p.dtype]
             want = quantize(golden[t.name], dt).astype(np.float64)
-            got = _read(sim, p).astype(np.float64)
+            got = lay.read(sim, t.name).astype(np.float64)
             tol = task.tolerance[p.dtype]
             ok = tol.ok(got, want)
             checks[t.name] = OutputCheck(t.name, got, want, ok)

@@ -44,9 +44,15 @@ class Tolerance:
     rtol: float
 
     def ok(self, got, want):
+        """|got - want| <= atol + rtol * max(|want|, rms(want)): relative to the element, but never
+        to less than the output's typical magnitude, so that a sum which cancels to nearly zero is
+        judged by the rounding its terms carry (as every summation order does), not held to an
+        accuracy no floating-point kernel has."""
         import numpy as np
         both_nan = np.isnan(got) & np.isnan(want)
-        return both_nan | (np.abs(got - want) <= self.atol + self.rtol * np.abs(want))
+        finite = want[np.isfinite(want)]
+        rms = float(np.sqrt(np.mean(finite * finite))) if finite.size else 0.0
+        return both_nan | (np.abs(got - want) <= self.atol + self.rtol * np.maximum(np.abs(want), rms))
 
 
 @dataclass(frozen=True)
@@ -212,13 +218,14 @@ class _Checker:
                 self.error(top["reference"][1], f"reference '{reference}' is not a function of tasks/reference.py"
                                                 f"{did_you_mean(reference, references)}")
         tolerance = self.tolerance(top["tolerance"]) if "tolerance" in top else {}
-        targets = self.targets(top["targets"], tolerance, tensors) if "targets" in top else {}
+        targets = self.targets(top["targets"], tolerance, tensors, configs) if "targets" in top else {}
         if self.diags:
             return None
         return TaskSpec(name, level, description.strip(), tuple(tensors), configs, reference, tolerance, targets,
                         self.path)
 
-    def configs(self, item) -> dict[str, dict[str, int]]:
+    def configs(self, item, shared: Optional[dict] = None) -> dict[str, dict[str, int]]:
+        """The five configurations, or (given the task's `shared` ones) a target's overrides of some."""
         knode, node = item
         m = self.mapping(node, "configs")
         if m is None:
@@ -226,7 +233,7 @@ class _Checker:
         out = {}
         broken: set[str] = set()
         for c in CONFIGS:
-            if c not in m:
+            if c not in m and shared is None:
                 self.error(node, f"configs: missing {c} (five configurations C1..C5, smallest first)")
         for c, (ck, cv) in m.items():
             if c not in CONFIGS:
@@ -254,6 +261,12 @@ class _Checker:
             for c, v in names.items():
                 if v != common:
                     self.error(m[c][1], f"configs {c} has variables {sorted(v)}, but the others have {sorted(common)}")
+                    broken.add(c)
+        if shared:
+            want = set(next(iter(shared.values())))
+            for c, v in out.items():
+                if c not in broken and set(v) != want:
+                    self.error(m[c][1], f"configs {c} has variables {sorted(v)}, but the task's have {sorted(want)}")
                     broken.add(c)
         return {c: v for c, v in out.items() if c not in broken}
 
@@ -327,7 +340,7 @@ class _Checker:
                 out[dt] = Tolerance(a, r)
         return out
 
-    def targets(self, item, tolerance, tensors) -> dict[str, TargetUse]:
+    def targets(self, item, tolerance, tensors, shared) -> dict[str, TargetUse]:
         knode, node = item
         m = self.mapping(node, "targets")
         if m is None:
@@ -366,7 +379,16 @@ class _Checker:
             for d, where in used:
                 if d not in tolerance and d not in getattr(self, "tolerance_named", ()):
                     self.error(where, f"target {tg}: no tolerance for dtype '{d}'; add it under 'tolerance'")
-            configs = self.configs(um["configs"]) if "configs" in um else {}
+            configs = self.configs(um["configs"], shared) if "configs" in um else {}
+            for c, env in configs.items():  # an override must still give every tensor a real shape
+                for t in tensors:
+                    try:
+                        dims = [eval_shape(d, env) for d in t.shape]
+                    except (KeyError, ValueError, SyntaxError, ZeroDivisionError):
+                        continue  # reported with the tensor
+                    if min(dims) < 1:
+                        self.error(um["configs"][1], f"target {tg}: configs {c} gives tensor {t.name} the "
+                                                     f"shape {dims}; every dimension must be positive")
             if dtype is not None:
                 out[tg] = TargetUse(dtype, configs, dtypes)
         if not m:

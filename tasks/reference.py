@@ -58,7 +58,7 @@ def linear(x, w, bias, **cfg):
 
 
 def conv2d(x, w, **cfg):
-    """x[CI, H, W] * w[CO, CI, KH, KW], stride 1, no padding -> y[CO, H-KH+1, W-KW+1]."""
+    """x[CI, H, W] * w[CO, CI, K, K], stride 1, no padding -> y[CO, H-K+1, W-K+1]."""
     co, ci, kh, kw = w.shape
     _, h, wd = x.shape
     windows = np.lib.stride_tricks.sliding_window_view(x, (kh, kw), axis=(1, 2))  # CI, OH, OW, KH, KW
@@ -66,7 +66,7 @@ def conv2d(x, w, **cfg):
 
 
 def depthwise_conv(x, w, **cfg):
-    """x[C, H, W] * w[C, KH, KW] per channel, stride 1, no padding -> y[C, H-KH+1, W-KW+1]."""
+    """x[C, H, W] * w[C, K, K] per channel, stride 1, no padding -> y[C, H-K+1, W-K+1]."""
     kh, kw = w.shape[1:]
     windows = np.lib.stride_tricks.sliding_window_view(x, (kh, kw), axis=(1, 2))  # C, OH, OW, KH, KW
     return {"y": np.einsum("chwij,cij->chw", windows, w)}

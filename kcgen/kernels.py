@@ -1,0 +1,82 @@
+"""The benchmark's own kernels for an item: its baseline and its reference.
+
+    tasks/kernels/baseline/<target>/<task>.s     one kernel for every configuration (it reads the
+    tasks/kernels/reference/<target>/<task>.s    sizes from its argument registers), or
+    tasks/kernels/baseline/<target>.py           a generator: generate(task, cfg, layout, spec)
+    tasks/kernels/reference/<target>.py          -> assembly text, or None where it has none
+
+The baseline is what the field would get without an expert: compiler output (clang-19 -O2 for
+coral and boom) or a template kernel generator (plena, amdnpu). The reference is a hand-written
+kernel that proves the item solvable and that the offline scripted agent plays. An item's baseline
+cycles (its speedup denominator) are measured once per (ISA, kernel, task, config) and cached.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+from .paths import TASKS, load_module
+
+KINDS = ("baseline", "reference")
+ROOT = TASKS / "kernels"
+
+
+@dataclass(frozen=True)
+class Kernel:
+    kind: str  # baseline | reference
+    text: str
+    origin: Path  # the .s file, or the generator module
+
+
+def find(kind: str, spec, task, target: str, config: str, layout=None) -> Optional[Kernel]:
+    """The item's `kind` kernel, or None when it has none."""
+    assert kind in KINDS, kind
+    fixed = ROOT / kind / target / f"{task.name}.s"
+    if fixed.exists():
+        return Kernel(kind, fixed.read_text(encoding="utf-8"), fixed)
+    gen = ROOT / kind / f"{target}.py"
+    if gen.exists():
+        if layout is None:
+            from .evaluation import layout_for
+            layout = layout_for(spec, task, target, config)
+        text = load_module(gen).generate(task, task.config(target, config), layout, spec)
+        if text is not None:
+            return Kernel(kind, text, gen)
+    return None
+
+
+_CYCLES: dict[str, Optional[int]] = {}
+
+
+def baseline_cycles(spec, task, target: str, config: str, layout=None) -> Optional[int]:
+    """Cycles of the item's baseline on a fixed input (None: no baseline, or it fails). Cached on
+    disk under $KCGEN_CACHE/baselines by the ISA's content hash, the kernel and the task spec."""
+    from .evaluation import evaluate
+    from .sim.build import cache_root
+    kernel = find("baseline", spec, task, target, config, layout)
+    if kernel is None:
+        return None
+    digest = hashlib.sha256()
+    from isadl.canonical import content_hash
+    for part in (content_hash(spec), kernel.text, Path(task.path).read_text(encoding="utf-8"), target, config):
+        digest.update(str(part).encode() + b"\0")
+    key = digest.hexdigest()[:32]
+    if key in _CYCLES:
+        return _CYCLES[key]
+    path = cache_root() / "baselines" / f"{key}.json"
+    try:
+        cycles = json.loads(path.read_text())["cycles"]
+    except (OSError, ValueError, KeyError):
+        result = evaluate(kernel.text, spec, task, target, config, trials=1, seed=0, layout=layout,
+                          path=str(kernel.origin))
+        cycles = result.cycles if result.correct else None
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps({"cycles": cycles, "task": task.name, "target": target, "config": config}))
+        os.replace(tmp, path)
+    _CYCLES[key] = cycles
+    return cycles
