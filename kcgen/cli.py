@@ -1,6 +1,7 @@
 """`kcgen`: the KernelCraft command line."""
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -303,25 +304,46 @@ def tasks_cmd(target: str | None, level: int | None) -> None:
 
 @main.command("eval")
 @click.argument("target")
-@click.argument("task")
-@click.argument("kernel", type=click.Path(dir_okay=False))
+@click.argument("task", required=False)
+@click.argument("kernel", required=False, type=click.Path(dir_okay=False))
+@click.option("--baseline", "kind", flag_value="baseline", help="Evaluate the item's own baseline kernel.")
+@click.option("--reference", "kind", flag_value="reference", help="Evaluate the item's own reference kernel.")
+@click.option("--all", "all_items", is_flag=True,
+              help="Evaluate every item's baseline and reference on TARGET (one row per task and config).")
+@click.option("--level", type=click.IntRange(1, 3), default=None, help="With --all: only this level's tasks.")
 @click.option("--config", default="C1", type=click.Choice(["C1", "C2", "C3", "C4", "C5"]), show_default=True)
 @click.option("--trials", default=3, type=click.IntRange(1, 100), show_default=True, help="Fresh input sets.")
 @click.option("--seed", default=None, type=int, help="Seed of the first trial (default: random; printed).")
 @click.option("--as", "as_target", default=None, help="Which of the task's targets TARGET stands for "
                                                     "(default: TARGET's name), e.g. when TARGET is a .isa path.")
+@click.option("--jobs", "-j", default=None, type=click.IntRange(1, 64),
+              help="With --all: evaluation processes (default: the number of CPUs).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.option("-D", "defines", multiple=True, metavar="NAME=VALUE", help="Override a parameter.")
-def eval_cmd(target: str, task: str, kernel: str, config: str, trials: int, seed, as_target, as_json: bool,
-             defines) -> None:
+def eval_cmd(target: str, task, kernel, kind, all_items: bool, level, config: str, trials: int, seed, as_target,
+             jobs, as_json: bool, defines) -> None:
     """Evaluate KERNEL.s for TASK on TARGET: fresh random inputs per trial, compared with numpy.
 
-    Exit status: 0 when the kernel is correct, 1 when it is not (or cannot be evaluated)."""
-    import json as _json
+    \b
+    kcgen eval TARGET TASK KERNEL.s [--config C]   a kernel of yours
+    kcgen eval TARGET TASK --baseline|--reference  the item's own kernels
+    kcgen eval TARGET --all [--level N]            every item's baseline and reference
+
+    Exit status: 0 when the kernel is correct (with --all: every item has a correct kernel), 1 when
+    it is not or cannot be evaluated."""
     from kcgen import taskspec
-    from kcgen.evaluation import Evaluator
     spec = _load_target(target, defines)
     key = as_target or spec.isa.name
+    isa_path = isadl.find_target(target)
+    if all_items:
+        if task or kernel or kind:
+            raise click.UsageError("--all takes no TASK, KERNEL, --baseline or --reference")
+        _eval_all(isa_path, key, level, trials, seed, jobs, as_json, defines)
+        return
+    if task is None:
+        raise click.UsageError("give TASK (and KERNEL.s, --baseline or --reference), or --all")
+    if (kernel is None) == (kind is None):
+        raise click.UsageError("give exactly one of KERNEL.s, --baseline and --reference")
     try:
         t = taskspec.load(task) if task.endswith(".yaml") else taskspec.find(task)
     except taskspec.TaskError as exc:
@@ -333,22 +355,73 @@ def eval_cmd(target: str, task: str, kernel: str, config: str, trials: int, seed
     if key not in t.targets:
         click.echo(f"error: task {t.name} does not apply to {key} (it applies to {', '.join(t.targets)})", err=True)
         sys.exit(1)
-    try:
-        text = Path(kernel).read_text(encoding="utf-8-sig")
-    except OSError as exc:
-        click.echo(f"{kernel}: error: cannot read file: {exc.strerror}", err=True)
-        sys.exit(1)
-    isa_path = isadl.find_target(target)
+    from kcgen.evaluation import Evaluator
     with Evaluator() as ev:
-        result = ev.evaluate(text, isa_path, t.path, key, config, defines=parse_defines(defines),
-                             trials=trials, seed=seed, path=kernel)
+        if kind:
+            result = ev.result(ev.submit_own(kind, isa_path, t.path, key, config, defines=parse_defines(defines),
+                                             trials=trials, seed=seed))
+            if result is None:
+                click.echo(f"error: {t.name} {config} on {key} has no {kind} kernel", err=True)
+                sys.exit(1)
+        else:
+            try:
+                text = Path(kernel).read_text(encoding="utf-8-sig")
+            except OSError as exc:
+                click.echo(f"{kernel}: error: cannot read file: {exc.strerror}", err=True)
+                sys.exit(1)
+            result = ev.evaluate(text, isa_path, t.path, key, config, defines=parse_defines(defines),
+                                 trials=trials, seed=seed, path=kernel)
     if as_json:
-        click.echo(_json.dumps(result.as_json()))
+        click.echo(json.dumps(result.as_json()))
     else:
-        click.echo(f"{t.name} {config} on {key}: {result.summary()}")
+        click.echo(f"{t.name} {config} on {key}{f' ({kind})' if kind else ''}: {result.summary()}")
         if result.seeds:
             click.echo(f"seeds {result.seeds} ({', '.join(result.profiles)})")
     sys.exit(0 if result.correct else 1)
+
+
+def _eval_all(isa_path, target: str, level, trials: int, seed, jobs, as_json: bool, defines) -> None:
+    """Every item's baseline and reference, evaluated in parallel worker processes."""
+    import os
+    from kcgen import taskspec
+    from kcgen.evaluation import Evaluator
+    tasks = [t for t in taskspec.all_tasks() if target in t.targets and (level is None or t.level == level)]
+    if not tasks:
+        click.echo(f"error: no tasks apply to {target}" + (f" at level {level}" if level else ""), err=True)
+        sys.exit(1)
+    items = [(t, c) for t in tasks for c in ("C1", "C2", "C3", "C4", "C5")]
+    rows = []
+    with Evaluator(workers=jobs or os.cpu_count() or 1) as ev:
+        futures = {(t.name, c, kind): ev.submit_own(kind, isa_path, t.path, target, c,
+                                                    defines=parse_defines(defines), trials=trials, seed=seed)
+                   for t, c in items for kind in ("baseline", "reference")}
+        for t, c in items:
+            base, ref = (ev.result(futures[(t.name, c, kind)]) for kind in ("baseline", "reference"))
+            rows.append({"task": t.name, "config": c,
+                         "baseline_correct": base.correct if base else None,
+                         "reference_correct": ref.correct if ref else None,
+                         "baseline_cycles": base.cycles if base else None,
+                         "reference_cycles": ref.cycles if ref else None,
+                         "roofline_cycles": (base or ref).roofline_cycles if (base or ref) else None,
+                         "error": next((r.error or r.trap for r in (base, ref) if r and not r.correct
+                                        and (r.error or r.trap)), None)})
+    if as_json:
+        click.echo(json.dumps(rows))
+    else:
+        def mark(ok):
+            return "-" if ok is None else "ok" if ok else "FAIL"
+        click.echo(f"{'task':<16}{'cfg':<5}{'baseline':>10}{'cycles':>11}{'reference':>11}{'cycles':>11}"
+                   f"{'roofline':>11}")
+        for r in rows:
+            click.echo(f"{r['task']:<16}{r['config']:<5}{mark(r['baseline_correct']):>10}"
+                       f"{r['baseline_cycles'] if r['baseline_cycles'] is not None else '-':>11}"
+                       f"{mark(r['reference_correct']):>11}"
+                       f"{r['reference_cycles'] if r['reference_cycles'] is not None else '-':>11}"
+                       f"{r['roofline_cycles'] if r['roofline_cycles'] is not None else '-':>11}"
+                       + (f"  {r['error'].splitlines()[0][:80]}" if r["error"] else ""))
+        solved = sum(bool(r["baseline_correct"] or r["reference_correct"]) for r in rows)
+        click.echo(f"{solved}/{len(rows)} items have a correct kernel")
+    sys.exit(0 if all(r["baseline_correct"] or r["reference_correct"] for r in rows) else 1)
 
 
 if __name__ == "__main__":

@@ -347,6 +347,9 @@ def evaluate(kernel: str, spec: Spec, task: TaskSpec, target: str, config: str =
         lay = layout or layout_for(spec, task, target, config)
     except LayoutError as exc:
         return EvalResult(False, error=str(exc))
+    if roofline_cycles is None:
+        from .roofline import roofline_cycles as roofline
+        roofline_cycles = roofline(spec, task, target, config, lay)
     cfg = task.config(target, config)
     ref_fn = taskspec.reference(task)
     sim = _simulator(spec)
@@ -411,6 +414,19 @@ def evaluate(kernel: str, spec: Spec, task: TaskSpec, target: str, config: str =
     return result
 
 
+def evaluate_item(kernel: str, spec: Spec, task: TaskSpec, target: str, config: str = "C1", **kwargs) -> EvalResult:
+    """`evaluate`, with the item's baseline cycles (measured once, cached) for the speedup."""
+    from .kernels import baseline_cycles
+    if kwargs.get("baseline_cycles") is None:
+        try:
+            lay = kwargs.get("layout") or layout_for(spec, task, target, config)
+        except LayoutError as exc:
+            return EvalResult(False, error=str(exc))
+        kwargs["layout"] = lay
+        kwargs["baseline_cycles"] = baseline_cycles(spec, task, target, config, lay)
+    return evaluate(kernel, spec, task, target, config, **kwargs)
+
+
 # ---- isolation ------------------------------------------------------------------------------------------
 _SPECS: dict[tuple, Spec] = {}
 
@@ -422,7 +438,25 @@ def _worker_evaluate(isa_path: str, defines: tuple, task_path: str, target: str,
     if spec is None:
         spec = _SPECS[key] = isadl.load(isa_path, dict(defines))
     task = taskspec.load(task_path)
-    return evaluate(kernel, spec, task, target, config, **kwargs)
+    return evaluate_item(kernel, spec, task, target, config, **kwargs)
+
+
+def _worker_own(isa_path: str, defines: tuple, task_path: str, target: str, config: str, kind: str,
+                kwargs: dict) -> Optional[EvalResult]:
+    from .kernels import find
+    key = (isa_path, defines)
+    spec = _SPECS.get(key)
+    if spec is None:
+        spec = _SPECS[key] = isadl.load(isa_path, dict(defines))
+    task = taskspec.load(task_path)
+    try:
+        lay = layout_for(spec, task, target, config)
+    except LayoutError as exc:
+        return EvalResult(False, error=str(exc))
+    kernel = find(kind, spec, task, target, config, lay)
+    if kernel is None:
+        return None
+    return evaluate_item(kernel.text, spec, task, target, config, layout=lay, path=str(kernel.origin), **kwargs)
 
 
 class Evaluator:
@@ -430,27 +464,39 @@ class Evaluator:
     down (a crashed worker gives an error result and is replaced). The worker keeps ISAs and
     simulators loaded between evaluations."""
 
-    def __init__(self):
+    def __init__(self, workers: int = 1):
         self._pool = None
+        self.workers = workers
 
     def _executor(self):
         if self._pool is None:
             import multiprocessing
             from concurrent.futures import ProcessPoolExecutor
-            self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+            self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"))
         return self._pool
 
     def evaluate(self, kernel: str, isa_path: str, task_path: str, target: str, config: str = "C1",
                  defines: Optional[dict] = None, timeout: Optional[float] = None, **kwargs) -> EvalResult:
-        from concurrent.futures.process import BrokenProcessPool
+        """Evaluate `kernel` (assembly text) for the item, with its baseline cycles and roofline."""
         future = self._executor().submit(_worker_evaluate, str(isa_path), tuple(sorted((defines or {}).items())),
                                          str(task_path), target, config, kernel, kwargs)
+        return self.result(future, timeout)
+
+    def submit_own(self, kind: str, isa_path: str, task_path: str, target: str, config: str = "C1",
+                   defines: Optional[dict] = None, **kwargs):
+        """Evaluate the item's own baseline or reference kernel; the future's result is None when it has none."""
+        return self._executor().submit(_worker_own, str(isa_path), tuple(sorted((defines or {}).items())),
+                                       str(task_path), target, config, kind, kwargs)
+
+    def result(self, future, timeout: Optional[float] = None) -> Optional[EvalResult]:
+        from concurrent.futures import TimeoutError as FutureTimeout
+        from concurrent.futures.process import BrokenProcessPool
         try:
             return future.result(timeout=timeout)
         except BrokenProcessPool:
             self._pool = None
             return EvalResult(False, error="the evaluation process died (a kcgen bug: please report it)")
-        except TimeoutError:
+        except (TimeoutError, FutureTimeout):
             self.close(kill=True)
             return EvalResult(False, error=f"the evaluation took longer than {timeout} s")
 

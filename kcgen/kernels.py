@@ -35,6 +35,8 @@ class Kernel:
 def find(kind: str, spec, task, target: str, config: str, layout=None) -> Optional[Kernel]:
     """The item's `kind` kernel, or None when it has none."""
     assert kind in KINDS, kind
+    if not _shipped(task):
+        return None  # a task file of the user's own: the benchmark's kernels are not for it
     fixed = ROOT / kind / target / f"{task.name}.s"
     if fixed.exists():
         return Kernel(kind, fixed.read_text(encoding="utf-8"), fixed)
@@ -47,6 +49,13 @@ def find(kind: str, spec, task, target: str, config: str, layout=None) -> Option
         if text is not None:
             return Kernel(kind, text, gen)
     return None
+
+
+def _shipped(task) -> bool:
+    try:
+        return Path(task.path).resolve().is_relative_to(TASKS.resolve()) and Path(task.path).stem == task.name
+    except (OSError, ValueError):
+        return False
 
 
 _CYCLES: dict[str, Optional[int]] = {}

@@ -38,6 +38,9 @@ class Tensor:
     doc: str = ""
 
 
+WORK = ("mac", "elem")
+
+
 @dataclass(frozen=True)
 class Tolerance:
     atol: float
@@ -72,7 +75,12 @@ class TaskSpec:
     reference: str  # function name in tasks/reference.py
     tolerance: dict[str, Tolerance]
     targets: dict[str, TargetUse]
+    work: dict[str, str] = field(default_factory=dict)  # mac / elem: operation counts over the config variables
     path: str = ""
+
+    def work_counts(self, config: dict[str, int]) -> dict[str, int]:
+        """The least work any kernel must do (roofline): multiply-accumulates and elementwise results."""
+        return {k: eval_shape(e, config) for k, e in self.work.items()}
 
     @property
     def inputs(self) -> tuple[Tensor, ...]:
@@ -196,7 +204,7 @@ class _Checker:
         if top is None:
             return None
         self.keys(top, root, "task spec", ("name", "level", "description", "tensors", "configs", "reference",
-                                          "tolerance", "targets"))
+                                          "tolerance", "targets"), ("work",))
         name = self.scalar(top["name"][1], "name") if "name" in top else None
         if name is not None and not _NAME.match(name):
             self.error(top["name"][1], f"name '{name}' must be lower case letters, digits and _")
@@ -219,10 +227,44 @@ class _Checker:
                                                 f"{did_you_mean(reference, references)}")
         tolerance = self.tolerance(top["tolerance"]) if "tolerance" in top else {}
         targets = self.targets(top["targets"], tolerance, tensors, configs) if "targets" in top else {}
+        work = self.work(top["work"], configs, targets) if "work" in top else {}
         if self.diags:
             return None
         return TaskSpec(name, level, description.strip(), tuple(tensors), configs, reference, tolerance, targets,
-                        self.path)
+                        work, self.path)
+
+    def work(self, item, configs, targets) -> dict[str, str]:
+        knode, node = item
+        m = self.mapping(node, "work")
+        if m is None:
+            return {}
+        if not m:
+            self.error(node, "work: give at least one of 'mac' (multiply-accumulates) and 'elem' (elementwise results)")
+        out = {}
+        for key, (kn, vn) in m.items():
+            if key not in WORK:
+                self.error(kn, f"work: unknown kind '{key}'{did_you_mean(key, WORK)} (one of {', '.join(WORK)})")
+                continue
+            e = self.scalar(vn, f"work {key}")
+            if e is None:
+                continue
+            envs = list(configs.items()) + [(c, env) for use in targets.values() for c, env in use.configs.items()]
+            for c, env in envs:
+                try:
+                    v = eval_shape(e, env)
+                except KeyError as exc:
+                    self.error(vn, f"work {key}: '{e}' uses '{exc.args[0]}', which is not a configuration variable"
+                                   f"{did_you_mean(exc.args[0], env)}")
+                    break
+                except (ValueError, SyntaxError, ZeroDivisionError) as exc:
+                    self.error(vn, f"work {key}: '{e}': {exc or 'division by zero'}")
+                    break
+                if v < 1:
+                    self.error(vn, f"work {key}: '{e}' is {v} in {c}; it must be positive")
+                    break
+            else:
+                out[key] = e
+        return out
 
     def configs(self, item, shared: Optional[dict] = None) -> dict[str, dict[str, int]]:
         """The five configurations, or (given the task's `shared` ones) a target's overrides of some."""

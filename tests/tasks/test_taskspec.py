@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from kcgen import taskspec
@@ -76,3 +77,19 @@ def test_cli_tasks_lists_shapes_per_config():
     assert done.returncode == 0, done.stderr
     assert "gemm" in done.stdout and "conv2d" not in done.stdout
     assert "a[128, 128]" in done.stdout  # C5 shapes shown
+
+
+def test_tolerance_judges_a_cancelled_sum_by_the_outputs_magnitude():
+    tol = taskspec.Tolerance(atol=1e-5, rtol=1e-4)
+    want = np.array([1000.0, -800.0, 1e-3, 500.0])  # 1e-3: a sum of large terms that cancelled
+    got = want + np.array([0.05, -0.05, 0.05, 0.0])  # f32 rounding of the terms, not of the result
+    assert tol.ok(got, want).all()
+    got[0] += 1.0  # a real error in a large element is still one
+    assert tol.ok(got, want).tolist() == [False, True, True, True]
+
+
+def test_tolerance_accepts_nan_only_where_the_reference_is_nan():
+    tol = taskspec.Tolerance(atol=0, rtol=0)
+    want = np.array([np.nan, 1.0])
+    assert tol.ok(np.array([np.nan, 1.0]), want).all()
+    assert tol.ok(np.array([np.nan, np.nan]), want).tolist() == [True, False]
