@@ -282,7 +282,10 @@ def run_cmd(target: str, source: str, max_steps: int, sets, loads, dumps, trace:
 @click.option("--target", default=None, type=click.Choice(["plena", "amdnpu", "coral", "boom"]),
               help="Only the tasks of this target (shapes and dtypes as it sees them).")
 @click.option("--level", default=None, type=click.IntRange(1, 3), help="Only this level.")
-def tasks_cmd(target: str | None, level: int | None) -> None:
+@click.option("--show", "show", default=None, metavar="TASK",
+              help="Print TASK's statement on --target at --config as the agent's prompt gives it.")
+@click.option("--config", default="C1", type=click.Choice(["C1", "C2", "C3", "C4", "C5"]), show_default=True)
+def tasks_cmd(target: str | None, level: int | None, show: str | None, config: str) -> None:
     """List the benchmark tasks with their targets and the tensor shapes of each configuration."""
     from kcgen import taskspec
     try:
@@ -290,6 +293,20 @@ def tasks_cmd(target: str | None, level: int | None) -> None:
     except taskspec.TaskError as exc:
         _report(exc)
         sys.exit(1)
+    if show:
+        from kcgen.evaluation import LayoutError, layout_for, statement
+        task = next((s for s in specs if s.name == show), None)
+        if task is None or target is None or target not in task.targets:
+            click.echo(f"error: --show needs a task and one of its targets (--target)"
+                       + (f"; {show} applies to {', '.join(task.targets)}" if task else f"; no task '{show}'"), err=True)
+            sys.exit(1)
+        spec = _load_target(target, ())
+        try:
+            click.echo(statement(task, target, config, layout_for(spec, task, target, config)))
+        except LayoutError as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(1)
+        return
     for s in specs:
         if (level is not None and s.level != level) or (target is not None and target not in s.targets):
             continue

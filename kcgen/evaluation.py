@@ -154,6 +154,22 @@ def abi_layout(spec: Spec, task: TaskSpec, target: str, config: str) -> Layout:
     return Layout(placements, args)
 
 
+def statement(task: TaskSpec, target: str, config: str, layout: Layout) -> str:
+    """The item as the agent's prompt states it: the task, its sizes, the layout, the pass rule."""
+    cfg = task.config(target, config)
+    tols = sorted({p.dtype for n, p in layout.placements.items() if n in {t.name for t in task.outputs}})
+    rule = "; ".join(f"{d}: atol {task.tolerance[d].atol:g}, rtol {task.tolerance[d].rtol:g}" for d in tols)
+    return "\n".join([
+        f"Task {task.name} (level {task.level}), configuration {config} on {target}: "
+        + ", ".join(f"{k} = {v}" for k, v in cfg.items()) + ".",
+        task.description.strip(),
+        layout.prompt(),
+        "Correct means: on every trial (fresh random inputs each time; the outputs start filled with poison), "
+        "every output element satisfies |kernel - reference| <= atol + rtol * max(|reference|, rms(reference)) "
+        f"({rule}).",
+    ])
+
+
 def layout_for(spec: Spec, task: TaskSpec, target: str, config: str) -> Layout:
     from .paths import TASKS, load_module
     custom = TASKS / "layouts" / f"{target}.py"
