@@ -1,0 +1,220 @@
+"""PLENA's data layout: MXFP8 input tensors in HBM, bf16 outputs in vector SRAM, FP SRAM constants.
+
+Built on PLENA's kernel ABI (targets/plena.isa `abi`) and the conventions of its published
+testbench (research/plena.md §2, §3.2, §10):
+
+- every input tensor lives in HBM as MXFP8: its element bytes (E4M3, row-major) first, then one
+  E8M0 scale byte per block of 8 consecutive elements, SCALE_OFFSET = element count bytes after
+  the first element; the k-th input's base address is in a[k]. The encoder chooses each block's
+  scale by the OCP rule the ISA states (2^(floor(log2 amax) - 8), elements rounded to nearest
+  even and saturated at 448), and `write` returns what H_PREFETCH_V / H_PREFETCH_M land in
+  on-chip SRAM (bf16 of the MX value), so the golden carries the MX quantisation;
+- outputs are read back from vector SRAM as bf16 in PLENA's chunked activation layout: a tensor
+  [..., h] with R = prod(leading dims) rows is stored as [ceil(h/VLEN), R, VLEN] (element (r, c) at
+  base + ((c // VLEN) * R + r) * VLEN + c % VLEN). The element-wise, normalisation and softmax
+  outputs sit at vector SRAM address 0 (in place, as the testbench reads RMSNorm); the matmul
+  outputs sit right after the [ceil(K/VLEN), R, VLEN] image of the activation operand at address 0
+  (where the testbench reads Linear);
+- FP SRAM holds 0.0 at 0, 1.0 at 1, then the task's constants.
+
+PLENA kernels have no branches, so nothing about the sizes arrives in registers: the prompt states
+the configuration.
+"""
+from __future__ import annotations
+
+import math
+
+import ml_dtypes
+import numpy as np
+
+from kcgen import numeric
+from kcgen.evaluation import DTYPES, Layout, LayoutError, Placement, Preload
+
+BF16 = np.dtype(ml_dtypes.bfloat16)
+TILE_SLACK = 4608  # zero bytes left after every tensor's scales (one MXFP8 MLEN x MLEN tile)
+HBM_ALIGN = 4096
+
+# The operand a matmul task's output follows in vector SRAM (PLENA's Linear testbench reads the
+# output from the rows after the activations).
+ACTIVATION = {"gemm": "a", "batch_matmul": "a", "linear": "x", "gemv": "x"}
+
+# FP SRAM constants after fpsram[0] = 0.0 and fpsram[1] = 1.0: (value, description).
+CONSTANTS = {
+    "softmax": lambda cfg: [(-math.inf, "-inf (to start V_RED_MAX)")],
+    "layer_norm": lambda cfg: [(1.0 / cfg["N"], f"1/N = 1/{cfg['N']}"), (1e-5, "eps = 1e-5")],
+    "rms_norm": lambda cfg: [(1.0 / cfg["N"], f"1/N = 1/{cfg['N']}"), (1e-6, "eps = 1e-6")],
+    "gelu": lambda cfg: [(math.sqrt(2.0 / math.pi), "sqrt(2/pi)"), (0.044715, "0.044715"), (0.5, "0.5"),
+                         (1.0 / math.sqrt(2.0), "1/sqrt(2)")],
+}
+
+
+# ---- MXFP8 ---------------------------------------------------------------------------------------------
+def mx_encode(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(element bytes, scale bytes) of a tensor in row-major order, blocks of 8 consecutive elements.
+
+    The scale of a block is kcgen.numeric.mx_scale (OCP: floor(log2 amax) - emax(E4M3) = - 8, E8M0
+    biased by 127; 0 for an all-zero block); each element is x / 2^(scale - 127) rounded once to
+    E4M3FN, to nearest even, saturating at +-448 (numeric.mx_encode, here over whole arrays)."""
+    flat = np.asarray(x).astype(np.float64).ravel()
+    if flat.size % 8:
+        raise LayoutError(f"an MXFP8 tensor needs a multiple of 8 elements, not {flat.size}")
+    if not np.isfinite(flat).all():
+        raise LayoutError("MXFP8 inputs must be finite")
+    blocks = flat.reshape(-1, 8)
+    amax = np.abs(blocks).max(axis=1)
+    lg = np.frexp(amax)[1].astype(np.int64) - 1  # floor(log2 amax) for amax > 0
+    scale = np.where(amax == 0, 0, np.clip(lg - numeric.E4M3.emax, -127, 127) + 127).astype(np.int64)
+    scaled = np.ldexp(blocks, (127 - scale)[:, None].astype(np.int32))  # exact: a power of two
+    elems = numeric.encode_array(numeric.E4M3, scaled, saturate=True).astype(np.uint8)
+    return elems.ravel(), scale.astype(np.uint8)
+
+
+def mx_decode(elems: np.ndarray, scales: np.ndarray) -> np.ndarray:
+    """What H_PREFETCH_V / H_PREFETCH_M store on chip: bf16(element value * 2^(scale - 127))."""
+    vals = numeric.decode_array(numeric.E4M3, np.asarray(elems, np.uint8))
+    s = np.repeat(np.asarray(scales, np.int64), 8)
+    with np.errstate(invalid="ignore"):
+        v = np.ldexp(vals, (s - 127).astype(np.int32))
+    v = np.where(s == 0xFF, np.nan, v)
+    return v.astype(np.float32).astype(BF16)  # exact in float32 (4 significant bits), one rounding
+
+
+# ---- vector SRAM images --------------------------------------------------------------------------------
+def rows_and_width(shape) -> tuple[int, int]:
+    """(R, h): a tensor [..., h] as R rows of h (a 1-D tensor is one row)."""
+    h = int(shape[-1])
+    return int(np.prod(shape[:-1], dtype=np.int64)) if len(shape) > 1 else 1, h
+
+
+def vsram_size(shape, vlen: int) -> int:
+    rows, h = rows_and_width(shape)
+    return -(-h // vlen) * rows * vlen
+
+
+def vsram_index(shape, vlen: int) -> np.ndarray:
+    """Offsets (from the tensor's base) of every element, in row-major order of `shape`."""
+    rows, h = rows_and_width(shape)
+    r, c = np.meshgrid(np.arange(rows), np.arange(h), indexing="ij")
+    return (((c // vlen) * rows + r) * vlen + c % vlen).ravel()
+
+
+class PlenaLayout(Layout):
+    """Inputs as MXFP8 images in HBM, outputs in chunked bf16 vector SRAM (see the module doc)."""
+
+    vlen: int = 64
+
+    def write(self, sim, tensor, values):
+        p = self.placements[tensor]
+        if p.memory != "hbm":
+            raise LayoutError(f"{tensor}: PLENA inputs live in HBM")
+        elems, scales = mx_encode(np.asarray(values).astype(np.float64))
+        hbm = sim.arrays["hbm"]
+        hbm[p.index:p.index + elems.size] = elems
+        hbm[p.index + elems.size:p.index + elems.size + scales.size] = scales
+        return mx_decode(elems, scales).reshape(p.shape).astype(DTYPES[p.dtype])
+
+    def read(self, sim, tensor):
+        p = self.placements[tensor]
+        v = sim.view("vsram")
+        return v[p.index + vsram_index(p.shape, self.vlen)].astype(DTYPES[p.dtype]).reshape(p.shape)
+
+    def poison(self, sim, tensor):
+        p = self.placements[tensor]
+        v = sim.view("vsram")
+        n = vsram_size(p.shape, self.vlen)
+        v[p.index:p.index + n] = np.full(n, np.nan, dtype=v.dtype)
+
+
+def layout(spec, task, target, config) -> Layout:
+    P = spec.params
+    vlen, mlen = P["VLEN"], P["MLEN"]
+    cfg = task.config(target, config)
+    placements: dict[str, Placement] = {}
+    args = []
+    notes = []
+    size_text = ", ".join(f"{k} = {v}" for k, v in cfg.items())
+    notes.append(f"Configuration {config}: {size_text}. PLENA kernels have no branches: the sizes are "
+                 "not passed in registers, write them into the program (loop counts, offsets).")
+
+    # inputs: MXFP8 images in HBM, bases in a0, a1, ... in the task's order
+    abi_args = list(spec.isa.abi.args)
+    base = 0
+    hbm_lines = []
+    for t in task.inputs:
+        shape = task.shape(t, cfg)
+        n = int(np.prod(shape))
+        if n % P["MX_BLOCK"]:
+            raise LayoutError(f"{task.name} {config}: {t.name} has {n} elements, not a multiple of the MX block")
+        if len(args) >= len(abi_args):
+            raise LayoutError(f"{task.name}: more inputs than HBM address registers")
+        reg = abi_args[len(args)]
+        placements[t.name] = Placement(t.name, "hbm", base, shape, task.dtype(target, t.name), base,
+                                       form=f"MXFP8 ({n} E4M3 element bytes, then {n // 8} E8M0 scale bytes)")
+        args.append((reg, base, f"address of {t.name} in HBM"))
+        cols = shape[-1]
+        if len(shape) > 1:
+            hbm_lines.append(f"- {t.name}{list(shape)}: {reg} = {base:#x}, SCALE_OFFSET = {n}; row-major: element "
+                             f"(row r, column c) at byte offset r * {cols} + c, r counting the "
+                             f"{n // cols} rows over the leading dimensions (STRIDE = {cols} to prefetch rows of a "
+                             f"column block); its scale at offset {n} + (r * {cols} + c) // 8")
+        else:
+            hbm_lines.append(f"- {t.name}[{n}]: {reg} = {base:#x}, SCALE_OFFSET = {n}; element i at byte offset i, "
+                             f"its scale at offset {n} + i // 8")
+        base += n + n // 8 + TILE_SLACK
+        base += -base % HBM_ALIGN
+    if base > P["HBM_BYTES"]:
+        raise LayoutError(f"{task.name} {config}: the inputs need {base} bytes of HBM")
+
+    # outputs: chunked bf16 in vector SRAM
+    vtotal = P["VSRAM_ROWS"] * vlen
+    act = ACTIVATION.get(task.name)
+    start = vsram_size(task.shape(next(t for t in task.inputs if t.name == act), cfg), vlen) if act else 0
+    out_lines = []
+    for t in task.outputs:
+        shape = task.shape(t, cfg)
+        rows, h = rows_and_width(shape)
+        size = vsram_size(shape, vlen)
+        if start + size > vtotal:
+            raise LayoutError(f"{task.name} {config}: output {t.name} ({size} elements from {start}) does not fit "
+                              f"vector SRAM ({vtotal} elements)")
+        chunks = -(-h // vlen)
+        form = (f"bf16 in PLENA's chunked layout [{chunks}, {rows}, {vlen}]" if len(shape) > 1
+                else f"bf16, {chunks} row(s) of {vlen}" if h >= vlen else f"bf16, one row (lanes 0..{h - 1})")
+        placements[t.name] = Placement(t.name, "vsram", start, shape, task.dtype(target, t.name), start, form=form)
+        if len(shape) > 1:
+            lead = "*".join(map(str, shape[:-1]))
+            out_lines.append(
+                f"- {t.name}{list(shape)}: vector SRAM rows from address {start}; the {rows} rows "
+                f"({lead}, row-major over the leading dimensions) of hidden width {h} are cut into {chunks} "
+                f"chunk(s) of {vlen} columns and all rows of chunk 0 come first: element (row r, column c) is at "
+                f"{start} + ((c // {vlen}) * {rows} + r) * {vlen} + c % {vlen}"
+                + (f" (lanes {h}..{vlen - 1} of each row are not read)" if h % vlen else "") + ".")
+        else:
+            out_lines.append(f"- {t.name}[{h}]: vector SRAM elements {start}..{start + h - 1} (element i at {start} + i"
+                             + (f"; lanes {h}..{vlen - 1} of the row are not read" if h % vlen else "") + ").")
+        start += size
+    end = start
+
+    # FP SRAM constants
+    consts = [(0.0, "0.0"), (1.0, "1.0")] + (CONSTANTS[task.name](cfg) if task.name in CONSTANTS else [])
+    preloads = [Preload("fpsram", i, np.array([v], dtype=BF16), f"{what} (bf16 {float(BF16.type(v)):.8g})")
+                for i, (v, what) in enumerate(consts)]
+
+    notes.append("Inputs (HBM, MXFP8, read with H_PREFETCH_V into vector SRAM or H_PREFETCH_M into matrix SRAM):")
+    notes += hbm_lines
+    notes.append("  The prefetches decode to bf16: the kernel sees, and the reference is computed from, the MX-"
+                 "quantised values. Set C_SET_SCALE_REG to the tensor's SCALE_OFFSET (and C_SET_STRIDE_REG for "
+                 "rstride = 1) before moving a different tensor. A prefetch that runs past a tensor's end reads its "
+                 "scale bytes and the zero padding after them (at least 4608 bytes): those rows are garbage to ignore.")
+    notes.append("Outputs (read back from vector SRAM as bf16 after the kernel ends; they start out as NaN):")
+    notes += out_lines
+    notes.append(f"Free for the kernel: vector SRAM outside the output(s) (0..{placements[task.outputs[0].name].index - 1}"
+                 f" and {end}..{vtotal - 1}), all of matrix SRAM (4 tiles at 0, 4096, 8192, 12288), FP SRAM "
+                 f"from {len(consts)} on, INT SRAM. Do not rely on any memory's contents beyond what is stated "
+                 "here." if placements[task.outputs[0].name].index else
+                 f"Free for the kernel: vector SRAM from {end} to {vtotal - 1} (and the output rows themselves, "
+                 f"before the results are written), all of matrix SRAM (4 tiles at 0, 4096, 8192, 12288), FP SRAM "
+                 f"from {len(consts)} on, INT SRAM. Do not rely on any memory's contents beyond what is stated here.")
+    lay = PlenaLayout(placements, args, notes, preloads)
+    lay.vlen = vlen
+    return lay
