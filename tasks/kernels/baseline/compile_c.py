@@ -29,8 +29,10 @@ Flags, and why:
                                 the Coral NPU toolchain's ISA string and ABI (coralnpu
                                 toolchain/cc_toolchain_config.bzl: rv32imf_zve32x_zicsr_zifencei_zbb,
                                 ilp32, medany) plus zvl128b, the hardware's VLEN = 128 (coral.isa).
-                                LLVM's loop vectoriser needs VLEN >= 64 to vectorise at all; with
-                                Zve32x's implied minimum (zvl32b) it vectorises nothing.
+                                Without it clang-19 assumes Zve32x's minimum VLEN of 32 bits: it
+                                leaves the dot-product loops (gemv, linear) scalar and vectorises
+                                the others two elements at a time (vsetivli zero, 2), a quarter of
+                                what a 128-bit register holds.
   boom:  --target=riscv64 -march=rv64imfd -mabi=lp64d -mcmodel=medany
                                 targets/boom.isa's kernel ABI doc (no C extension; medany because
                                 RAM starts at 0x80000000).
