@@ -8,7 +8,8 @@ Each Level-1 task has one portable C kernel, tasks/kernels/baseline/c/<task>.c: 
 `void kernel(...)` whose parameters are the layout's argument registers (the tensors' addresses in
 the task's tensor order, then the configuration variables in the YAML's order). The element types
 come from the task's dtypes on the target: float32 throughout, or -DKC_INT8 (int8 inputs, int32
-outputs: coral's quantised tasks).
+outputs: coral's quantised tasks). c/common.h holds what several kernels share: those element
+types and kc_expf (the machines have no libm).
 
 The .s files are clang's output exactly as it comes (-S), after a header of comment lines giving
 the command, the compiler's version and this script's name. Nothing is stripped: the targets'

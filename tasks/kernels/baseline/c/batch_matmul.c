@@ -1,15 +1,7 @@
 /* batch_matmul: c[B, M, N] = a[B, M, K] @ b[B, K, N], one gemm per batch. Loop order i, k, j:
  * the inner loop runs along a row of b and of c (unit stride), accumulating into c.
  * Baseline kernel compiled by tasks/kernels/baseline/compile_c.py. */
-/* Element types, chosen by compile_c.py from the task's dtypes on the target:
- * -DKC_INT8 (coral): int8 inputs, int32 products, sums and outputs; otherwise float32 throughout. */
-#ifdef KC_INT8
-typedef signed char in_t;
-typedef int out_t;
-#else
-typedef float in_t;
-typedef float out_t;
-#endif
+#include "common.h"  /* in_t, out_t: the element types */
 
 void kernel(const in_t *restrict a, const in_t *restrict b, out_t *restrict c, int B, int M, int K, int N)
 {

@@ -2,15 +2,7 @@
  * stride 1, no padding, OH = H - K + 1, OW = W - K + 1. Loop order co, ci, kh, kw, oh, ow: the
  * inner loop runs along a row of x and of y (unit stride), accumulating into y.
  * Baseline kernel compiled by tasks/kernels/baseline/compile_c.py. */
-/* Element types, chosen by compile_c.py from the task's dtypes on the target:
- * -DKC_INT8 (coral): int8 inputs, int32 products, sums and outputs; otherwise float32 throughout. */
-#ifdef KC_INT8
-typedef signed char in_t;
-typedef int out_t;
-#else
-typedef float in_t;
-typedef float out_t;
-#endif
+#include "common.h"  /* in_t, out_t: the element types */
 
 void kernel(const in_t *restrict x, const in_t *restrict w, out_t *restrict y,
             int CI, int CO, int H, int W, int K)
