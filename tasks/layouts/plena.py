@@ -103,6 +103,14 @@ class PlenaLayout(Layout):
 
     vlen: int = 64
 
+    def preload(self, sim):
+        # The ABI's start state: state items with an initial value (BMM_SCALE = 1.0) hold it. The
+        # evaluator zeroes every array for a clean machine, so restore them here.
+        for name, store in sim.layout.stores.items():
+            if store.kind == "state" and store.init is not None:
+                sim.arrays[name][...] = store.allocate()
+        super().preload(sim)
+
     def write(self, sim, tensor, values):
         p = self.placements[tensor]
         if p.memory != "hbm":
