@@ -167,11 +167,176 @@ def matmul(p: Prog, task: str) -> None:
             p(f"S_ADDI_INT gp2, gp2, {V}")
 
 
+# ---- gemv on M_BTMV ---------------------------------------------------------------------------------------
+def gemv(p: Prog) -> None:
+    """y = a @ x: each 64 x 64 tile of a is streamed through the four matrix SRAM tiles (the kernel is
+    bound by the dma engine); per tile, four M_BTMV (1 cycle each) accumulate its four 16-wide k-slices
+    into head 0, against copies of x prefetched shifted by 16*s elements."""
+    M, K = p.cfg["M"], p.cfg["K"]
+    V, T, HL, ML = p.VLEN, p.TILE, p.HLEN, p.MLEN
+    heads = ML // HL
+    y = p.out("y")
+    mt_n, kt_n = -(-M // ML), K // ML
+    y_end = y + (mt_n + heads - 1) * V    # M_BMV_WO writes HEADS rows
+    xrows = -(-K // (V * p.VROWS)) * p.VROWS
+    xs = [y_end + s * xrows * V for s in range(heads)]
+    assert xs[-1] + xrows * V <= 1024 * V
+    a, x = p.areg("a"), p.areg("x")
+    p("; PLENA reference: gemv on M_BTMV (head 0, x shifted per 16-wide k-slice), tiles streamed")
+    p.scale_stride(p.tensor_elems("x"))
+    for s in range(heads):
+        p.li("gp1", xs[s])
+        p.li("gp2", s * HL)
+        with p.loop("gp3", xrows // p.VROWS):
+            p(f"H_PREFETCH_V gp1, gp2, {x}, 0, 0")
+            if xrows > p.VROWS:
+                p(f"S_ADDI_INT gp1, gp1, {p.VROWS * V}", f"S_ADDI_INT gp2, gp2, {p.VROWS * V}")
+    p.scale_stride(p.tensor_elems("a"), K)
+    tiles = [(mt, kt) for mt in range(mt_n) for kt in range(kt_n)]
+
+    def prefetch(i):
+        mt, kt = tiles[i]
+        p.li("gp7", (i % 4) * T)
+        p.li("gp8", mt * ML * K + kt * ML)
+        p(f"H_PREFETCH_M gp7, gp8, {a}, 1, 0")
+
+    for i in range(min(4, len(tiles))):
+        prefetch(i)
+    for s in range(heads):
+        p.li(f"gp{1 + s}", s * HL)            # gp1..gp4: slice offsets inside a tile
+    for i, (mt, kt) in enumerate(tiles):
+        p.li("gp5", (i % 4) * T)
+        for s in range(heads):
+            p.li("gp6", xs[s] + kt * V)
+            p(f"M_BTMV gp{1 + s}, gp5, gp6")
+        if i + 4 < len(tiles):
+            prefetch(i + 4)
+        if kt == kt_n - 1:
+            p.li("gp9", y + mt * V)
+            p("M_BMV_WO gp9, 0")
+
+
+# ---- element-wise -----------------------------------------------------------------------------------------
+def elementwise(p: Prog, task: str) -> None:
+    """In place at y: each iteration prefetches the group of 4 rows DIST groups ahead, then computes the
+    4 rows of the current group (the prefetch lands while the groups in between are computed)."""
+    n = p.cfg["N"]
+    V, R = p.VLEN, p.VROWS
+    y = p.out("y")
+    groups = n // (V * R)
+    tmp = y + n
+    dist = min(groups, 6)
+    x = p.areg("x")
+    p(f"; PLENA reference: {task}, prefetch {dist} groups of {R} rows ahead of the compute")
+    p.scale_stride(n)
+    p.li("gp4", y)                  # next group's vector SRAM rows
+    p.li("gp5", 0)                  # ... and its HBM offset
+    same = y == 0
+
+    def prefetch():
+        p(f"H_PREFETCH_V gp4, {'gp4' if same else 'gp5'}, {x}, 0, 0", f"S_ADDI_INT gp4, gp4, {V * R}")
+        if not same:
+            p(f"S_ADDI_INT gp5, gp5, {V * R}")
+
+    with p.loop("gp3", dist):
+        prefetch()
+    _base.activation_constants(p, task)
+    p.li("gp1", y)
+    p.li("gp2", tmp)
+    for count, ahead in ((groups - dist, True), (dist, False)):
+        if count == 0:
+            continue
+        with p.loop("gp3", count):
+            if ahead:
+                prefetch()
+            for _ in range(R):
+                _base._activation_body(p, task, "gp1", "gp2")
+                p(f"S_ADDI_INT gp1, gp1, {V}")
+
+
+# ---- row-wise: softmax, layer_norm, rms_norm -------------------------------------------------------------
+def rowwise(p: Prog, task: str) -> None:
+    """Per row: the chunk loops unrolled; sums over a row's chunks accumulated lane-wise in one row with
+    V_ADD_VV (1 cycle) and reduced once with V_RED_SUM (8 cycles) instead of once per chunk."""
+    M, N = p.cfg["M"], p.cfg["N"]
+    V = p.VLEN
+    y = p.out("y")
+    chunks = N // V
+    step = M * V
+    vec_rows = -(-N // (V * p.VROWS)) * p.VROWS
+    gamma = y + M * N
+    beta = gamma + vec_rows * V
+    acc = beta + vec_rows * V
+    acc2 = acc + V
+    p(f"; PLENA reference: {task}, chunk sums accumulated in a row, one V_RED_SUM per row")
+    if task in ("layer_norm", "rms_norm"):
+        p.prefetch_image("gamma", gamma, 1, N)
+    if task == "layer_norm":
+        p.prefetch_image("beta", beta, 1, N)
+    p.prefetch_image("x", y, M, N)
+    if task == "softmax":
+        p("S_LD_FP f4, gp0, 2                 ; -inf")
+    else:
+        p("S_LD_FP f4, gp0, 2                 ; 1/N", "S_LD_FP f5, gp0, 3                 ; eps")
+    p.li("gp1", y)
+    p.li("gp5", acc)
+    p.li("gp9", acc2)
+    p.li("gp6", step)
+
+    def walk(body, first=None):
+        """body(c) for every chunk c with gp2 at the row's chunk c."""
+        p("S_ADDI_INT gp2, gp1, 0")
+        for c in range(chunks):
+            (first if c == 0 and first else body)(c)
+            if c + 1 < chunks:
+                p("S_ADD_INT gp2, gp2, gp6")
+
+    with p.loop("gp3", M):
+        if task == "softmax":
+            p("S_ADD_FP f1, f4, f0")
+            walk(lambda c: p("V_RED_MAX f1, gp2, 0"))
+            walk(lambda c: p("V_SUB_VF gp2, gp2, f1", "V_EXP_V gp2, gp2", "V_ADD_VV gp5, gp5, gp2"),
+                 lambda c: p("V_SUB_VF gp2, gp2, f1", "V_EXP_V gp2, gp2", "V_ADD_VF gp5, gp2, f0"))
+            p("S_ADD_FP f2, f0, f0", "V_RED_SUM f2, gp5", "S_RECI_FP f2, f2")
+            walk(lambda c: p("V_MUL_VF gp2, gp2, f2"))
+        else:
+            if task == "layer_norm":
+                walk(lambda c: p("V_ADD_VV gp5, gp5, gp2"), lambda c: p("V_ADD_VF gp5, gp2, f0"))
+                p("S_ADD_FP f1, f0, f0", "V_RED_SUM f1, gp5", "S_MUL_FP f1, f1, f4              ; mean")
+                walk(lambda c: p("V_SUB_VF gp2, gp2, f1", "V_MUL_VV gp9, gp2, gp2", "V_ADD_VV gp5, gp5, gp9"),
+                     lambda c: p("V_SUB_VF gp2, gp2, f1", "V_MUL_VV gp5, gp2, gp2"))
+            else:
+                walk(lambda c: p("V_MUL_VV gp9, gp2, gp2", "V_ADD_VV gp5, gp5, gp9"),
+                     lambda c: p("V_MUL_VV gp5, gp2, gp2"))
+            p("S_ADD_FP f2, f0, f0", "V_RED_SUM f2, gp5")
+            p("S_MUL_FP f2, f2, f4", "S_ADD_FP f2, f2, f5", "S_SQRT_FP f2, f2", "S_RECI_FP f2, f2")
+            p.li("gp7", gamma)
+            if task == "layer_norm":
+                p.li("gp8", beta)
+
+            def norm(c):
+                p("V_MUL_VF gp2, gp2, f2", "V_MUL_VV gp2, gp2, gp7")
+                if task == "layer_norm":
+                    p("V_ADD_VV gp2, gp2, gp8")
+                if c + 1 < chunks:
+                    p(f"S_ADDI_INT gp7, gp7, {V}")
+                    if task == "layer_norm":
+                        p(f"S_ADDI_INT gp8, gp8, {V}")
+            walk(norm)
+        p(f"S_ADDI_INT gp1, gp1, {V}")
+
+
 def generate(task, cfg, layout, spec):
     p = Prog(spec, layout, cfg)
     name = task.name
     if name in ("gemm", "batch_matmul", "linear"):
         matmul(p, name)
+    elif name == "gemv":
+        gemv(p)
+    elif name in ("silu", "relu", "gelu"):
+        elementwise(p, name)
+    elif name in ("softmax", "layer_norm", "rms_norm"):
+        rowwise(p, name)
     else:
         return _base.generate(task, cfg, layout, spec)
     return p.text()
