@@ -441,5 +441,65 @@ def _eval_all(isa_path, target: str, level, trials: int, seed, jobs, as_json: bo
     sys.exit(0 if all(r["baseline_correct"] or r["reference_correct"] for r in rows) else 1)
 
 
+@main.command("agent")
+@click.argument("target", type=click.Choice(["plena", "amdnpu", "coral", "boom"]))
+@click.argument("task")
+@click.option("--model", required=True, help="A litellm model, e.g. openai/gpt-5.2, anthropic/claude-sonnet-4-5, "
+                                             "or scripted/reference (offline, no key).")
+@click.option("--config", default="C1", type=click.Choice(["C1", "C2", "C3", "C4", "C5"]), show_default=True)
+@click.option("--max-turns", type=click.IntRange(1, 200), default=None,
+              help="Turn budget (default 15 / 20 / 25 for levels 1 / 2 / 3).")
+@click.option("--thinking", is_flag=True, help="Ask for extended reasoning where the model supports it.")
+@click.option("--one-shot", is_flag=True, help="Show a correct kernel of another task on the same target.")
+@click.option("--out", type=click.Path(file_okay=False), default=None,
+              help="Run directory (trajectory.jsonl, workspace/, best.s); rerunning on it resumes. "
+                   "Default: runs/agent/TARGET-TASK-CONFIG-MODEL.")
+@click.option("--api-base", default=None, help="Base URL of an OpenAI-compatible server (with --model openai/NAME).")
+@click.option("--trials", default=3, type=click.IntRange(1, 20), show_default=True,
+              help="Input sets per evaluation.")
+def agent_cmd(target, task, model, config, max_turns, thinking, one_shot, out, api_base, trials) -> None:
+    """Let MODEL write a kernel for TASK on TARGET, printing each turn and a final summary.
+
+    Exit status 0 when the run found a correct kernel, 1 when it did not, 2 when it could not run."""
+    from kcgen.paths import agent
+    A = agent()
+    out = Path(out or Path("runs") / "agent" / f"{target}-{task}-{config}-{model.replace('/', '_')}")
+    settings = A.RunSettings(model=model, target=target, task=task, config=config, max_turns=max_turns,
+                             thinking=thinking, one_shot=one_shot, out=out, api_base=api_base, trials=trials)
+    try:
+        run = A.Run(settings, on_event=_print_event)
+    except A.RunError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    summary = run.run()
+    tag = " [scripted model]" if summary.get("scripted") else ""
+    if summary.get("success"):
+        speed = f", speedup {summary['speedup']:.2f}x over the baseline" if summary.get("speedup") else ""
+        click.echo(f"success{tag}: {summary['best_cycles']} cycles{speed}; first correct at turn "
+                   f"{summary['turns_to_first_success']} of {summary['turns']}; best kernel {summary['best_kernel']}")
+    else:
+        click.echo(f"no correct kernel{tag} after {summary['turns']} turns ({summary['stop']})"
+                   + (f": {summary['error']}" if summary.get("error") else ""))
+    cost = "unknown" if summary.get("cost") is None else f"${summary['cost']:.4f}"
+    click.echo(f"tokens in {summary['tokens_in']}, out {summary['tokens_out']}, reasoning "
+               f"{summary['tokens_reasoning']}; cost {cost}; trajectory {out / 'trajectory.jsonl'}")
+    sys.exit(0 if summary.get("success") else 1)
+
+
+def _print_event(rec: dict) -> None:
+    """One compact line per turn and per tool call."""
+    kind = rec["type"]
+    if kind == "assistant":
+        text = " ".join((rec.get("content") or "").split())[:100]
+        click.echo(f"[turn {rec['turn']}] {text}")
+    elif kind == "tool":
+        first = (rec.get("result") or "").strip().splitlines()[:1]
+        click.echo(f"    {rec['name']}: {first[0][:110] if first else ''}")
+    elif kind == "error":
+        click.echo(f"[turn {rec['turn']}] model error: {rec['message'][:200]}")
+    elif kind == "resume":
+        click.echo(f"resuming after {rec['turns_done']} turns ({rec['tool_calls_done']} tool calls done)")
+
+
 if __name__ == "__main__":
     main()

@@ -163,6 +163,8 @@ def statement(task: TaskSpec, target: str, config: str, layout: Layout) -> str:
         f"Task {task.name} (level {task.level}), configuration {config} on {target}: "
         + ", ".join(f"{k} = {v}" for k, v in cfg.items()) + ".",
         task.description.strip(),
+        f"Inputs: {', '.join(t.name for t in task.inputs)}. Outputs (the kernel writes them): "
+        f"{', '.join(t.name for t in task.outputs)}.",
         layout.prompt(),
         "Correct means: on every trial (fresh random inputs each time; the outputs start filled with poison), "
         "every output element satisfies |kernel - reference| <= atol + rtol * max(|reference|, rms(reference)) "
@@ -226,8 +228,9 @@ class OutputCheck:
         out = []
         for i in range(max(start, 0), min(start + count, k.shape[0])):
             err = np.abs(k[i] - r[i])
+            err = np.where(np.isnan(err) & ~(np.isnan(k[i]) & np.isnan(r[i])), np.inf, err)  # NaN vs a number: wrong
             out.append({"row": i, "kernel": k[i].tolist(), "reference": r[i].tolist(),
-                        "max_abs_err": float(np.nanmax(err)) if err.size else 0.0,
+                        "max_abs_err": float(np.nanmax(err)) if err.size and not np.isnan(err).all() else 0.0,
                         "mismatches": int((~self.ok.reshape(k.shape)[i]).sum())})
         return out
 
@@ -250,7 +253,8 @@ class EvalResult:
 
     @property
     def speedup(self) -> Optional[float]:
-        if self.cycles and self.baseline_cycles:
+        """Baseline cycles over the kernel's; only for a correct kernel."""
+        if self.correct and self.cycles and self.baseline_cycles:
             return self.baseline_cycles / self.cycles
         return None
 
@@ -269,7 +273,7 @@ class EvalResult:
             parts.append(f"trap: {self.trap}")
         if self.cycles is not None:
             parts.append(f"{self.cycles} cycles, {self.instret} instructions")
-        if self.baseline_cycles:
+        if self.baseline_cycles:  # a speedup only means something for a correct kernel
             parts.append(f"baseline {self.baseline_cycles} cycles" +
                          (f", speedup {self.speedup:.2f}x" if self.speedup else ""))
         if self.roofline_cycles:

@@ -63,15 +63,16 @@ _CYCLES: dict[str, Optional[int]] = {}
 
 def baseline_cycles(spec, task, target: str, config: str, layout=None) -> Optional[int]:
     """Cycles of the item's baseline on a fixed input (None: no baseline, or it fails). Cached on
-    disk under $KCGEN_CACHE/baselines by the ISA's content hash, the kernel and the task spec."""
+    disk under $KCGEN_CACHE/baselines by the simulator's build key (ISA content hash + generator),
+    the kernel and the task spec."""
     from .evaluation import evaluate
     from .sim.build import cache_root
     kernel = find("baseline", spec, task, target, config, layout)
     if kernel is None:
         return None
     digest = hashlib.sha256()
-    from isadl.canonical import content_hash
-    for part in (content_hash(spec), kernel.text, Path(task.path).read_text(encoding="utf-8"), target, config):
+    from .sim.build import cache_key  # the ISA and the simulator generator: a timing change re-measures
+    for part in (cache_key(spec), kernel.text, Path(task.path).read_text(encoding="utf-8"), target, config):
         digest.update(str(part).encode() + b"\0")
     key = digest.hexdigest()[:32]
     if key in _CYCLES:

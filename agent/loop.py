@@ -1,0 +1,313 @@
+"""The agent loop: prompt, model turn, tool calls, repeat — recorded in a JSONL trajectory.
+
+    summary = run(RunSettings(model="scripted/reference", target="boom", task="relu", out=Path("runs/x")))
+
+A turn is one model reply (with any number of tool calls). The loop stops when the turn budget
+(15 / 20 / 25 for levels 1 / 2 / 3 unless overridden) is spent or the model replies without a
+tool call. The result is the best correct kernel seen (fewest cycles). Rerunning on the same
+`out` directory resumes from the trajectory: completed tool calls are not repeated, and a
+finished run just returns its summary.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Callable, Optional
+
+from . import models, prompt
+from .tools import Tools
+from .trajectory import Trajectory
+
+TURN_BUDGET = {1: 15, 2: 20, 3: 25}
+
+
+@dataclass
+class RunSettings:
+    model: str
+    target: str  # the task's target name (plena, amdnpu, coral, boom)
+    task: str
+    out: Path
+    config: str = "C1"
+    max_turns: Optional[int] = None  # default: by the task's level
+    thinking: bool = False
+    one_shot: bool = False
+    trials: int = 3
+    timeout: float = 600.0  # per model call, seconds
+    api_base: Optional[str] = None
+    isa: Optional[str] = None  # the ISA file (default targets/<target>.isa; co-design passes an overlay)
+
+    def public(self) -> dict:
+        d = asdict(self)
+        d["out"] = str(self.out)
+        return d
+
+
+class RunError(Exception):
+    """The run cannot start (unknown task/target, a trajectory of a different run in `out`)."""
+
+
+@dataclass
+class _State:
+    turns: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    tokens_reasoning: int = 0
+    cost: float = 0.0
+    cost_known: bool = True
+    best_cycles: Optional[int] = None
+    best_code: Optional[str] = None
+    baseline_cycles: Optional[int] = None
+    roofline_cycles: Optional[int] = None
+    first_success_turn: Optional[int] = None
+    evaluations: int = 0
+    last_evaluated: Optional[str] = None
+    seconds: float = 0.0
+    stop: str = ""
+    error: Optional[str] = None
+    extra: dict = field(default_factory=dict)
+
+    def count(self, rec: dict) -> None:
+        self.turns = max(self.turns, rec.get("turn", 0))
+        self.tokens_in += rec.get("tokens_in", 0)
+        self.tokens_out += rec.get("tokens_out", 0)
+        self.tokens_reasoning += rec.get("tokens_reasoning", 0)
+        if rec.get("cost") is None:
+            self.cost_known = False
+        else:
+            self.cost += rec["cost"]
+        self.seconds += rec.get("seconds", 0.0)
+
+    def evaluated(self, ev: dict, turn: int) -> None:
+        self.evaluations += 1
+        self.last_evaluated = ev.get("code")
+        self.baseline_cycles = ev.get("baseline_cycles") or self.baseline_cycles
+        self.roofline_cycles = ev.get("roofline_cycles") or self.roofline_cycles
+        if ev.get("correct") and ev.get("cycles") is not None:
+            if self.first_success_turn is None:
+                self.first_success_turn = turn
+            if self.best_cycles is None or ev["cycles"] < self.best_cycles:
+                self.best_cycles, self.best_code = ev["cycles"], ev.get("code")
+
+
+class Run:
+    """One agent run; `Run(settings).run()` returns the summary record."""
+
+    def __init__(self, settings: RunSettings, on_event: Optional[Callable[[dict], None]] = None,
+                 tools_hook: Optional[Callable[["Run"], None]] = None):
+        import isadl
+        from kcgen import taskspec
+        from kcgen.evaluation import LayoutError, layout_for, statement
+        from kcgen.paths import TARGETS
+        self.settings = s = settings
+        self.on_event = on_event or (lambda rec: None)
+        self.out = Path(s.out)
+        self.trajectory = Trajectory(self.out / "trajectory.jsonl")
+        try:
+            self.task = taskspec.find(s.task)
+        except KeyError as exc:
+            raise RunError(str(exc.args[0])) from None
+        if s.target not in self.task.targets:
+            raise RunError(f"task {s.task} does not apply to {s.target} (it applies to {', '.join(self.task.targets)})")
+        self.isa_path = Path(s.isa) if s.isa else TARGETS / f"{s.target}.isa"
+        self.spec = isadl.load(self.isa_path)
+        try:
+            self.layout = layout_for(self.spec, self.task, s.target, s.config)
+        except LayoutError as exc:
+            raise RunError(str(exc)) from None
+        self.statement = statement(self.task, s.target, s.config, self.layout)
+        self.max_turns = s.max_turns or TURN_BUDGET[self.task.level]
+        self._check_same_run()
+        self._evaluator = None
+        self.tools = self._make_tools()
+        if tools_hook:
+            tools_hook(self)
+
+    # -- pieces
+    def _make_tools(self) -> Tools:
+        from kcgen.asm import Assembler
+        from kcgen.target import build_target
+        target = build_target(self.spec)
+        self.docs_markdown = (target.docs / f"{self.spec.isa.name}.md").read_text(encoding="utf-8")
+        index = (target.docs / "index.txt").read_text(encoding="utf-8")
+        return Tools(self.out / "workspace", Assembler(self.spec), self.spec, index, self._evaluate)
+
+    def _evaluate(self, code: str):
+        from kcgen.evaluation import Evaluator
+        if self._evaluator is None:
+            self._evaluator = Evaluator()
+        return self._evaluator.evaluate(code, self.isa_path, self.task.path, self.settings.target,
+                                        self.settings.config, trials=self.settings.trials, timeout=300,
+                                        path="kernel.s")
+
+    def _one_shot(self) -> Optional[tuple[str, str]]:
+        """A reference kernel of another task on the same target (the closest level first)."""
+        from kcgen import kernels, taskspec
+        from kcgen.evaluation import layout_for, statement
+        others = sorted((t for t in taskspec.all_tasks() if t.name != self.task.name and self.settings.target in t.targets),
+                        key=lambda t: (abs(t.level - self.task.level), t.name))
+        for other in others:
+            lay = layout_for(self.spec, other, self.settings.target, "C1")
+            k = kernels.find("reference", self.spec, other, self.settings.target, "C1", lay)
+            if k is not None:
+                return statement(other, self.settings.target, "C1", lay), k.text
+        return None
+
+    def _record(self, rec: dict) -> dict:
+        rec = self.trajectory.append(rec)
+        self.on_event(rec)
+        return rec
+
+    # -- the loop
+    def run(self) -> dict:
+        try:
+            return self._run()
+        finally:
+            if self._evaluator is not None:
+                self._evaluator.close()
+
+    def _run(self) -> dict:
+        s = self.settings
+        records = self.trajectory.records()
+        for rec in records:
+            if rec["type"] == "summary":
+                return rec
+        state = _State()
+        if records:
+            messages = self._resume(records, state)
+        else:
+            system = prompt.system_prompt(s.target, self.docs_markdown, self.max_turns,
+                                          self._one_shot() if s.one_shot else None)
+            messages = [{"role": "system", "content": system},
+                        {"role": "user", "content": prompt.task_message(self.statement)}]
+            self._record({"type": "meta", "settings": s.public(), "max_turns": self.max_turns,
+                          "scripted": models.is_scripted(s.model), "isa": self.spec.isa.name,
+                          "level": self.task.level})
+            for m in messages:
+                self._record({"type": "message", "role": m["role"], "content": m["content"]})
+        while not state.stop:
+            if state.turns >= self.max_turns:
+                state.stop = "turn budget spent"
+                break
+            try:
+                reply = models.complete(s.model, messages, self.tools.schemas, thinking=s.thinking,
+                                        timeout=s.timeout, api_base=s.api_base)
+            except models.ModelError as exc:
+                state.stop, state.error = "model error", str(exc)
+                self._record({"type": "error", "turn": state.turns + 1, "message": str(exc)})
+                break
+            turn = state.turns + 1
+            rec = self._record({"type": "assistant", "turn": turn, "content": reply.content,
+                                "reasoning": reply.reasoning, "tool_calls": reply.tool_calls,
+                                "tokens_in": reply.tokens_in, "tokens_out": reply.tokens_out,
+                                "tokens_reasoning": reply.tokens_reasoning, "cost": reply.cost,
+                                "seconds": round(reply.seconds, 3), "retries": reply.retries})
+            state.count(rec)
+            messages.append(reply.message())
+            if not reply.tool_calls:
+                state.stop = "answered without a tool call"
+                break
+            for call in reply.tool_calls:
+                messages.append(self._call(call, turn, state))
+        return self._summary(state)
+
+    def _call(self, call: dict, turn: int, state: _State) -> dict:
+        t0 = time.monotonic()
+        result = self.tools.call(call["name"], call["arguments"])
+        rec = {"type": "tool", "turn": turn, "id": call["id"], "name": call["name"], "arguments": call["arguments"],
+               "result": result, "seconds": round(time.monotonic() - t0, 3)}
+        last = self.tools.last
+        if call["name"] == "run_evaluation" and last is not None and last.code == self._current_code():
+            r = last.result
+            rec["evaluation"] = {"correct": r.correct, "cycles": r.cycles, "instret": r.instret,
+                                 "match_rate": r.match_rate, "baseline_cycles": r.baseline_cycles,
+                                 "roofline_cycles": r.roofline_cycles, "speedup": r.speedup,
+                                 "trap": r.trap, "error": r.error, "seeds": r.seeds, "code": last.code}
+            state.evaluated(rec["evaluation"], turn)
+        self._record(rec)
+        return {"role": "tool", "tool_call_id": call["id"], "content": result}
+
+    def _current_code(self) -> Optional[str]:
+        p = self.tools.kernel_path
+        return p.read_text(encoding="utf-8") if p.exists() else None
+
+    def _check_same_run(self) -> None:
+        """An existing trajectory in `out` must be of this run (it is resumed), not another's."""
+        records = self.trajectory.records()
+        if not records:
+            return
+        meta = next((r for r in records if r["type"] == "meta"), None)
+        if meta is None:
+            raise RunError(f"{self.trajectory.path} is not a trajectory (no meta record): use another --out")
+        mine = self.settings.public()
+        for key in ("model", "target", "task", "config"):
+            if meta["settings"].get(key) != mine[key]:
+                raise RunError(f"{self.trajectory.path} is a run of {key} {meta['settings'].get(key)!r}, "
+                               f"not {mine[key]!r}: use another --out")
+
+    def _resume(self, records: list[dict], state: _State) -> list[dict]:
+        meta = next(r for r in records if r["type"] == "meta")
+        self.max_turns = meta.get("max_turns", self.max_turns)
+        messages, done, pending = [], set(), []
+        for rec in records:
+            if rec["type"] == "message":
+                messages.append({"role": rec["role"], "content": rec["content"]})
+            elif rec["type"] == "assistant":
+                state.count(rec)
+                reply = models.Reply(rec["content"], rec["tool_calls"])
+                messages.append(reply.message())
+                pending += [(c, rec["turn"]) for c in rec["tool_calls"]]
+            elif rec["type"] == "tool":
+                done.add(rec["id"])
+                messages.append({"role": "tool", "tool_call_id": rec["id"], "content": rec["result"]})
+                if "evaluation" in rec:
+                    state.evaluated(rec["evaluation"], rec["turn"])
+        self._record({"type": "resume", "turns_done": state.turns, "tool_calls_done": len(done)})
+        if state.last_evaluated is not None and any(c["id"] not in done for c, _ in pending):
+            self._restore_last_evaluation(state.last_evaluated)
+        for call, turn in pending:  # the calls the killed process never finished, in order
+            if call["id"] not in done:
+                messages = _insert_tool_result(messages, call["id"], self._call(call, turn, state))
+        return messages
+
+    def _restore_last_evaluation(self, code: str) -> None:
+        """view_output after a resume needs the last evaluation's outputs: evaluate that code again."""
+        from .tools import Evaluation
+        r = self._evaluate(code)
+        self.tools.last = Evaluation(r.correct, r.cycles, r.baseline_cycles, r.speedup, r.summary(), code, r)
+
+    def _summary(self, state: _State) -> dict:
+        s = self.settings
+        best_path = None
+        if state.best_code is not None:
+            best_path = self.out / "best.s"
+            best_path.write_text(state.best_code, encoding="utf-8")
+        speedup = (state.baseline_cycles / state.best_cycles
+                   if state.best_cycles and state.baseline_cycles else None)
+        return self._record({
+            "type": "summary", "success": state.best_cycles is not None, "model": s.model,
+            "scripted": models.is_scripted(s.model), "target": s.target, "task": s.task, "config": s.config,
+            "level": self.task.level, "best_cycles": state.best_cycles, "baseline_cycles": state.baseline_cycles,
+            "speedup": speedup, "roofline_cycles": state.roofline_cycles,
+            "roofline_fraction": (state.roofline_cycles / state.best_cycles
+                                  if state.roofline_cycles and state.best_cycles else None),
+            "turns": state.turns, "max_turns": self.max_turns, "turns_to_first_success": state.first_success_turn,
+            "evaluations": state.evaluations, "tokens_in": state.tokens_in, "tokens_out": state.tokens_out,
+            "tokens_reasoning": state.tokens_reasoning, "cost": state.cost if state.cost_known else None,
+            "model_seconds": round(state.seconds, 3), "stop": state.stop, "error": state.error,
+            "best_kernel": str(best_path) if best_path else None})
+
+
+def _insert_tool_result(messages: list[dict], call_id: str, tool_msg: dict) -> list[dict]:
+    """Put a late tool result right after its assistant message's other results (OpenAI order)."""
+    for i, m in enumerate(messages):
+        if m["role"] == "assistant" and any(c["id"] == call_id for c in m.get("tool_calls") or []):
+            j = i + 1
+            while j < len(messages) and messages[j]["role"] == "tool":
+                j += 1
+            return messages[:j] + [tool_msg] + messages[j:]
+    return messages + [tool_msg]
+
+
+def run(settings: RunSettings, on_event: Optional[Callable[[dict], None]] = None) -> dict:
+    return Run(settings, on_event).run()

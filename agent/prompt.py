@@ -1,0 +1,76 @@
+"""The agent's prompts, built from the task spec, the layout and the target's generated docs.
+
+System prompt: the role and workflow, the tool rules, the target's documentation up to its
+instruction formats (overview, parameters, numeric formats, registers, state, memories, kernel
+ABI, timing model, assembler dialect) and a summary of its instructions (full instruction pages
+are reachable through grep_docs), and with --one-shot a correct kernel of another task on the
+same target. Task message: the item's statement (kcgen.evaluation.statement), which the
+evaluator's own layout produces, so the prompt and the evaluation cannot disagree.
+"""
+from __future__ import annotations
+
+import re
+
+MAX_SUMMARY_CHARS = 30_000  # beyond this the instruction summary lists mnemonics only
+
+ROLE = """You are an expert assembly programmer for the {target} machine, writing one compute kernel in an
+automated, multi-turn tool loop. No human reads your messages or answers questions: act through the tools.
+
+Workflow:
+1. Read the task and the data layout below; plan the data movement, tiling, registers and loops.
+2. Write a complete kernel with write_code; comment the shape and address of what each part handles.
+3. check_syntax until it passes, then run_evaluation. On a mismatch, view_output shows which rows are
+   wrong; grep_docs shows any instruction's exact syntax, semantics and timing.
+4. Once correct, make it faster (fewer cycles) while keeping it correct; every run_evaluation reports
+   cycles and the baseline's cycles.
+5. When you are done, reply without calling a tool: that ends the run.
+
+Rules: you have at most {max_turns} turns (one turn = one reply of yours, with any number of tool
+calls). The result of the run is your best correct kernel (fewest cycles) among all evaluations.
+Tool outputs are cut at about 12,000 characters."""
+
+ONE_SHOT = """Example: a correct kernel for another task on this machine.
+{statement}
+
+```
+{kernel}
+```"""
+
+
+def docs_digest(markdown: str) -> str:
+    """The target's docs up to its instruction formats, then its instruction summary."""
+    cut = markdown.find("\n## Instruction formats")
+    head = markdown[:cut] if cut > 0 else markdown[:20_000]
+    head = re.sub(r"\n## Contents\n.*?(?=\n## )", "\n", head, flags=re.S)  # links to pages the model cannot open
+    start = markdown.find("\n## Instructions\n")
+    if start < 0:
+        return head
+    end = markdown.find("\n### ", start + 1)
+    table = markdown[start:end if end > 0 else len(markdown)]
+    rows = []
+    for line in table.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) >= 4 and cells[0].startswith("[`"):
+            name = re.sub(r"\[`([^`]+)`\]\([^)]*\)", r"\1", cells[0])
+            rows.append((name, cells[1].strip("`"), cells[2], cells[3]))
+    if not rows:
+        return head + table
+    full = "\n".join(f"- {syn} ({sec}): {summ}" for _, syn, sec, summ in rows)
+    if len(full) > MAX_SUMMARY_CHARS:
+        by_section: dict[str, list[str]] = {}
+        for name, _, sec, _ in rows:
+            by_section.setdefault(sec or "other", []).append(name)
+        full = "\n".join(f"- {sec}: {', '.join(names)}" for sec, names in by_section.items())
+        full += "\n(grep_docs '<mnemonic>' gives an instruction's syntax, semantics and timing.)"
+    return head.rstrip() + "\n\n## Instruction summary\n" + full
+
+
+def system_prompt(target: str, docs_markdown: str, max_turns: int, one_shot: tuple[str, str] | None = None) -> str:
+    parts = [ROLE.format(target=target, max_turns=max_turns), "# The machine\n" + docs_digest(docs_markdown)]
+    if one_shot:
+        parts.append(ONE_SHOT.format(statement=one_shot[0], kernel=one_shot[1].strip()))
+    return "\n\n".join(parts)
+
+
+def task_message(statement: str) -> str:
+    return statement + "\n\nWrite the kernel now."

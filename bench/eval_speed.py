@@ -1,0 +1,85 @@
+"""Benchmark: evaluating kernels (issue #6 item 10).
+
+    .venv/bin/python bench/eval_speed.py [--repeat 10] [--jobs 2]
+
+1. one Level-1 item on a warm target (simulator built and loaded, assembler ready): the wall time
+   of `evaluate` with the default three trials, median over --repeat runs, per target for the
+   smallest and the largest configuration of a representative task (target <= 50 ms);
+2. every Level-1 baseline on every target and configuration, evaluated the way
+   `kcgen eval TARGET --all` does (worker processes, --jobs of them, three trials each), from a
+   cold start of the workers (ISA load, simulator load) to the last result (target <= 2 min).
+Figures go to docs/performance.md by hand, with the machine they were measured on.
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import isadl  # noqa: E402
+from kcgen import kernels, taskspec  # noqa: E402
+from kcgen.evaluation import Evaluator, evaluate, layout_for  # noqa: E402
+
+TARGETS = ("plena", "amdnpu", "coral", "boom")
+PROBES = ("gemm", "softmax")  # a matrix task and a row-wise float task
+
+
+def one_item(repeat: int) -> None:
+    print("one L1 item, warm, 3 trials (median ms):")
+    for target in TARGETS:
+        spec = isadl.load(ROOT / "targets" / f"{target}.isa")
+        for name in PROBES:
+            task = taskspec.find(name)
+            for config in ("C1", "C5"):
+                lay = layout_for(spec, task, target, config)
+                kernel = kernels.find("reference", spec, task, target, config, lay) or \
+                    kernels.find("baseline", spec, task, target, config, lay)
+                if kernel is None:
+                    print(f"  {target:<7}{name:<9}{config}  (no kernel)")
+                    continue
+                evaluate(kernel.text, spec, task, target, config, layout=lay)  # warm: build, load, assemble once
+                times = []
+                for k in range(repeat):
+                    t0 = time.perf_counter()
+                    r = evaluate(kernel.text, spec, task, target, config, layout=lay, seed=k)
+                    times.append(time.perf_counter() - t0)
+                print(f"  {target:<7}{name:<9}{config}  {1e3 * statistics.median(times):7.1f} ms  "
+                      f"({kernel.kind}, {r.cycles} cycles, {'correct' if r.correct else 'INCORRECT'})")
+
+
+def all_baselines(jobs: int) -> None:
+    t0 = time.perf_counter()
+    futures = []
+    with Evaluator(workers=jobs) as ev:
+        for target in TARGETS:
+            isa = ROOT / "targets" / f"{target}.isa"
+            for task in taskspec.all_tasks():
+                if task.level == 1 and target in task.targets:
+                    futures += [(target, task.name, c, ev.submit_own("baseline", isa, task.path, target, c))
+                                for c in taskspec.CONFIGS]
+        results = [(t, n, c, ev.result(f)) for t, n, c, f in futures]
+    wall = time.perf_counter() - t0
+    have = [r for *_, r in results if r is not None]
+    print(f"every L1 baseline on every target and config: {len(have)} of {len(results)} items have one, "
+          f"{sum(r.correct for r in have)} correct; {wall:.1f} s wall with {jobs} workers")
+    for t, n, c, r in results:
+        if r is not None and not r.correct:
+            print(f"  incorrect: {t} {n} {c}: {r.summary()[:120]}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=10)
+    ap.add_argument("--jobs", type=int, default=2)
+    args = ap.parse_args()
+    one_item(args.repeat)
+    all_baselines(args.jobs)
+
+
+if __name__ == "__main__":
+    main()
