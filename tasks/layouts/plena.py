@@ -216,13 +216,17 @@ def layout(spec, task, target, config) -> Layout:
                  "scale bytes and the zero padding after them (at least 4608 bytes): those rows are garbage to ignore.")
     notes.append("Outputs (read back from vector SRAM as bf16 after the kernel ends; they start out as NaN):")
     notes += out_lines
-    notes.append(f"Free for the kernel: vector SRAM outside the output(s) (0..{placements[task.outputs[0].name].index - 1}"
-                 f" and {end}..{vtotal - 1}), all of matrix SRAM (4 tiles at 0, 4096, 8192, 12288), FP SRAM "
-                 f"from {len(consts)} on, INT SRAM. Do not rely on any memory's contents beyond what is stated "
-                 "here." if placements[task.outputs[0].name].index else
-                 f"Free for the kernel: vector SRAM from {end} to {vtotal - 1} (and the output rows themselves, "
-                 f"before the results are written), all of matrix SRAM (4 tiles at 0, 4096, 8192, 12288), FP SRAM "
-                 f"from {len(consts)} on, INT SRAM. Do not rely on any memory's contents beyond what is stated here.")
+    first = placements[task.outputs[0].name].index
+    spans = [f"{lo}..{hi - 1}" for lo, hi in ((0, first), (end, vtotal)) if hi > lo]
+    tiles = ", ".join(str(k * mlen * mlen) for k in range(P["MSRAM_ROWS"] // mlen))
+    notes.append(f"Free for the kernel: vector SRAM {' and '.join(spans) if spans else '(none)'} and the output "
+                 f"rows themselves until the results are written there; all of matrix SRAM (tiles at {tiles}); FP "
+                 f"SRAM from {len(consts)} on; INT SRAM. Any write that lands outside vector SRAM traps.")
+    notes.append("Start state: gp, f, SCALE_OFFSET, STRIDE, V_MASK and the accumulators are 0, BMM_SCALE is 1.0; "
+                 "the contents of SRAM other than the preloaded constants are unspecified.")
+    notes.append("MX encoding of the inputs (as H_STORE_V encodes): per block of 8 consecutive elements, scale "
+                 "2^(floor(log2 amax) - 8) (E8M0, bias 127; 0 for an all-zero block), elements rounded to E4M3FN, "
+                 "nearest even, saturating at 448.")
     lay = PlenaLayout(placements, args, notes, preloads)
     lay.vlen = vlen
     return lay
