@@ -226,7 +226,7 @@ def rowwise(p: Prog, task: str) -> None:
 
 
 # ---- matrix tasks ---------------------------------------------------------------------------------------
-def gemv(p: Prog) -> None:
+def gemv(p: Prog, task: str = "gemv") -> None:
     M, K = p.cfg["M"], p.cfg["K"]
     V, T = p.VLEN, p.TILE
     y = p.out("y")
@@ -309,18 +309,21 @@ def matmul(p: Prog, task: str) -> None:
             p(f"S_ADDI_INT gp2, gp2, {V}")
 
 
-def generate(task, cfg, layout, spec):
-    p = Prog(spec, layout, cfg)
-    p(f"; PLENA baseline (template) for {task.name} {cfg}")
-    name = task.name
-    if name in ("silu", "relu", "gelu"):
-        elementwise(p, name)
-    elif name in ("softmax", "layer_norm", "rms_norm"):
-        rowwise(p, name)
-    elif name == "gemv":
-        gemv(p)
-    elif name in ("gemm", "batch_matmul", "linear"):
-        matmul(p, name)
-    else:
+TEMPLATES = {"silu": elementwise, "relu": elementwise, "gelu": elementwise, "softmax": rowwise,
+             "layer_norm": rowwise, "rms_norm": rowwise, "gemv": gemv, "gemm": matmul, "batch_matmul": matmul,
+             "linear": matmul}
+
+
+def run_template(templates, title, task, cfg, layout, spec):
+    """The kernel templates[task.name] writes into a Prog, or None for a task without a template."""
+    fn = templates.get(task.name)
+    if fn is None:
         return None
+    p = Prog(spec, layout, cfg)
+    p(f"; {title} for {task.name} {cfg}")
+    fn(p, task.name)
     return p.text()
+
+
+def generate(task, cfg, layout, spec):
+    return run_template(TEMPLATES, "PLENA baseline (template)", task, cfg, layout, spec)

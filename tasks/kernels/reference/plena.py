@@ -94,7 +94,7 @@ def matmul(p: Prog, task: str) -> None:
     a_act, a_wt = p.areg(act), p.areg(wt)
     n_act, n_wt = p.tensor_elems(act), p.tensor_elems(wt)
     wstride = K if linear else N
-    p(f"; PLENA reference: {task} on {'M_BTMM' if linear else 'M_BMM'} (head 0, activation shifted per 16-wide k-slice)")
+    p(f"; {'M_BTMM' if linear else 'M_BMM'} (head 0, activation shifted per 16-wide k-slice)")
     if linear:  # the bias rows first (prefetch_image uses gp10..gp15)
         p.prefetch_image("bias", bias, 1, N)
     p.li("gp10", n_act)
@@ -168,7 +168,7 @@ def matmul(p: Prog, task: str) -> None:
 
 
 # ---- gemv on M_BTMV ---------------------------------------------------------------------------------------
-def gemv(p: Prog) -> None:
+def gemv(p: Prog, task: str = "gemv") -> None:
     """y = a @ x: each 64 x 64 tile of a is streamed through the four matrix SRAM tiles (the kernel is
     bound by the dma engine); per tile, four M_BTMV (1 cycle each) accumulate its four 16-wide k-slices
     into head 0, against copies of x prefetched shifted by 16*s elements."""
@@ -182,7 +182,7 @@ def gemv(p: Prog) -> None:
     xs = [y_end + s * xrows * V for s in range(heads)]
     assert xs[-1] + xrows * V <= 1024 * V
     a, x = p.areg("a"), p.areg("x")
-    p("; PLENA reference: gemv on M_BTMV (head 0, x shifted per 16-wide k-slice), tiles streamed")
+    p("; M_BTMV (head 0, x shifted per 16-wide k-slice), tiles streamed")
     p.scale_stride(p.tensor_elems("x"))
     for s in range(heads):
         p.li("gp1", xs[s])
@@ -227,7 +227,7 @@ def elementwise(p: Prog, task: str) -> None:
     tmp = y + n
     dist = min(groups, 6)
     x = p.areg("x")
-    p(f"; PLENA reference: {task}, prefetch {dist} groups of {R} rows ahead of the compute")
+    p(f"; prefetch {dist} groups of {R} rows ahead of the compute")
     p.scale_stride(n)
     p.li("gp4", y)                  # next group's vector SRAM rows
     p.li("gp5", 0)                  # ... and its HBM offset
@@ -268,7 +268,7 @@ def rowwise(p: Prog, task: str) -> None:
     beta = gamma + vec_rows * V
     acc = beta + vec_rows * V
     acc2 = acc + V
-    p(f"; PLENA reference: {task}, chunk sums accumulated in a row, one V_RED_SUM per row")
+    p(f"; chunk sums accumulated in a row, one V_RED_SUM per row")
     if task in ("layer_norm", "rms_norm"):
         p.prefetch_image("gamma", gamma, 1, N)
     if task == "layer_norm":
@@ -326,17 +326,10 @@ def rowwise(p: Prog, task: str) -> None:
         p(f"S_ADDI_INT gp1, gp1, {V}")
 
 
+TEMPLATES = {"silu": elementwise, "relu": elementwise, "gelu": elementwise, "softmax": rowwise,
+             "layer_norm": rowwise, "rms_norm": rowwise, "gemv": gemv, "gemm": matmul, "batch_matmul": matmul,
+             "linear": matmul}
+
+
 def generate(task, cfg, layout, spec):
-    p = Prog(spec, layout, cfg)
-    name = task.name
-    if name in ("gemm", "batch_matmul", "linear"):
-        matmul(p, name)
-    elif name == "gemv":
-        gemv(p)
-    elif name in ("silu", "relu", "gelu"):
-        elementwise(p, name)
-    elif name in ("softmax", "layer_norm", "rms_norm"):
-        rowwise(p, name)
-    else:
-        return _base.generate(task, cfg, layout, spec)
-    return p.text()
+    return _base.run_template(TEMPLATES, "PLENA reference", task, cfg, layout, spec)
