@@ -256,74 +256,115 @@ def elementwise(p: Prog, task: str) -> None:
 
 # ---- row-wise: softmax, layer_norm, rms_norm -------------------------------------------------------------
 def rowwise(p: Prog, task: str) -> None:
-    """Per row: the chunk loops unrolled; sums over a row's chunks accumulated lane-wise in one row with
-    V_ADD_VV (1 cycle) and reduced once with V_RED_SUM (8 cycles) instead of once per chunk."""
+    """Per row, with the chunk loops unrolled: sums over a row's chunks accumulate lane-wise in one row
+    with V_ADD_VV (1 cycle) and are reduced once with V_RED_SUM (8 cycles), not once per chunk. Up to 8
+    chunks, every chunk of the current row has its own pointer register (advanced once per row);
+    wider rows walk one pointer. Rows go in groups of V_PREFETCH_ROWS: the first group is prefetched
+    up front, and the first row of each group prefetches the next group, one chunk after each chunk
+    of its first pass, so the transfers overlap the compute."""
     M, N = p.cfg["M"], p.cfg["N"]
-    V = p.VLEN
+    V, R = p.VLEN, p.VROWS
     y = p.out("y")
     chunks = N // V
     step = M * V
-    vec_rows = -(-N // (V * p.VROWS)) * p.VROWS
+    vec_rows = -(-N // (V * R)) * R
     gamma = y + M * N
     beta = gamma + vec_rows * V
     acc = beta + vec_rows * V
     acc2 = acc + V
-    p(f"; chunk sums accumulated in a row, one V_RED_SUM per row")
+    xa = p.areg("x")
+    resident = chunks <= 8
+    ptr = [f"gp{1 + c}" for c in range(chunks)] if resident else None   # gp1..gp8
+    p(f"; chunk sums accumulated in a row, one V_RED_SUM per row; "
+      f"{'a pointer register per chunk' if resident else 'one pointer walks the chunks'}")
     if task in ("layer_norm", "rms_norm"):
         p.prefetch_image("gamma", gamma, 1, N)
     if task == "layer_norm":
         p.prefetch_image("beta", beta, 1, N)
-    p.prefetch_image("x", y, M, N)
+    # x's first group of rows now (sets SCALE_OFFSET and STRIDE for x); the rest while computing
+    p.scale_stride(M * N, N)
+    p.li("gp9", y)
+    p.li("gp10", 0)
+    for c in range(chunks):
+        p(f"H_PREFETCH_V gp9, gp10, {xa}, 1, 0")
+        if c + 1 < chunks:
+            p.add("gp9", "gp9", step)
+            p(f"S_ADDI_INT gp10, gp10, {V}")
     if task == "softmax":
         p("S_LD_FP f4, gp0, 2                 ; -inf")
     else:
         p("S_LD_FP f4, gp0, 2                 ; 1/N", "S_LD_FP f5, gp0, 3                 ; eps")
-    p.li("gp1", y)
-    p.li("gp5", acc)
-    p.li("gp9", acc2)
-    p.li("gp6", step)
-
-    def walk(body, first=None):
-        """body(c) for every chunk c with gp2 at the row's chunk c."""
-        p("S_ADDI_INT gp2, gp1, 0")
+    ACC, ACC2, G, B, O, D, LOOP, STRIDE = "gp9", "gp10", "gp11", "gp12", "gp13", "gp14", "gp15", "gp3"
+    p.li(ACC, acc)
+    p.li(ACC2, acc2)
+    if resident:
         for c in range(chunks):
-            (first if c == 0 and first else body)(c)
-            if c + 1 < chunks:
-                p("S_ADD_INT gp2, gp2, gp6")
+            p.li(ptr[c], y + c * step)
+    else:
+        p.li("gp1", y)      # the row's chunk 0; gp2 walks
+        p.li(STRIDE, step)
 
-    with p.loop("gp3", M):
+    def walk(body, first=None, prefetch=False):
+        """body(c, reg) for every chunk c of the row, reg pointing at it; with prefetch, after each chunk
+        also the next group's rows of that chunk (from HBM offset O, advanced by VLEN)."""
+        if not resident:
+            p("S_ADDI_INT gp2, gp1, 0")
+        for c in range(chunks):
+            reg = ptr[c] if resident else "gp2"
+            (first if c == 0 and first else body)(c, reg)
+            if prefetch:
+                p(f"S_ADDI_INT {D}, {reg}, {R * V}", f"H_PREFETCH_V {D}, {O}, {xa}, 1, 0",
+                  f"S_ADDI_INT {O}, {O}, {V}")
+            if not resident and c + 1 < chunks:
+                p(f"S_ADD_INT gp2, gp2, {STRIDE}")
+
+    def row(prefetch):
         if task == "softmax":
             p("S_ADD_FP f1, f4, f0")
-            walk(lambda c: p("V_RED_MAX f1, gp2, 0"))
-            walk(lambda c: p("V_SUB_VF gp2, gp2, f1", "V_EXP_V gp2, gp2", "V_ADD_VV gp5, gp5, gp2"),
-                 lambda c: p("V_SUB_VF gp2, gp2, f1", "V_EXP_V gp2, gp2", "V_ADD_VF gp5, gp2, f0"))
-            p("S_ADD_FP f2, f0, f0", "V_RED_SUM f2, gp5", "S_RECI_FP f2, f2")
-            walk(lambda c: p("V_MUL_VF gp2, gp2, f2"))
+            walk(lambda c, r: p(f"V_RED_MAX f1, {r}, 0"), prefetch=prefetch)
+            walk(lambda c, r: p(f"V_SUB_VF {r}, {r}, f1", f"V_EXP_V {r}, {r}", f"V_ADD_VV {ACC}, {ACC}, {r}"),
+                 lambda c, r: p(f"V_SUB_VF {r}, {r}, f1", f"V_EXP_V {r}, {r}", f"V_ADD_VF {ACC}, {r}, f0"))
+            p("S_ADD_FP f2, f0, f0", f"V_RED_SUM f2, {ACC}", "S_RECI_FP f2, f2")
+            walk(lambda c, r: p(f"V_MUL_VF {r}, {r}, f2"))
         else:
             if task == "layer_norm":
-                walk(lambda c: p("V_ADD_VV gp5, gp5, gp2"), lambda c: p("V_ADD_VF gp5, gp2, f0"))
-                p("S_ADD_FP f1, f0, f0", "V_RED_SUM f1, gp5", "S_MUL_FP f1, f1, f4              ; mean")
-                walk(lambda c: p("V_SUB_VF gp2, gp2, f1", "V_MUL_VV gp9, gp2, gp2", "V_ADD_VV gp5, gp5, gp9"),
-                     lambda c: p("V_SUB_VF gp2, gp2, f1", "V_MUL_VV gp5, gp2, gp2"))
+                walk(lambda c, r: p(f"V_ADD_VV {ACC}, {ACC}, {r}"), lambda c, r: p(f"V_ADD_VF {ACC}, {r}, f0"),
+                     prefetch=prefetch)
+                p("S_ADD_FP f1, f0, f0", f"V_RED_SUM f1, {ACC}", "S_MUL_FP f1, f1, f4              ; mean")
+                walk(lambda c, r: p(f"V_SUB_VF {r}, {r}, f1", f"V_MUL_VV {ACC2}, {r}, {r}",
+                                    f"V_ADD_VV {ACC}, {ACC}, {ACC2}"),
+                     lambda c, r: p(f"V_SUB_VF {r}, {r}, f1", f"V_MUL_VV {ACC}, {r}, {r}"))
             else:
-                walk(lambda c: p("V_MUL_VV gp9, gp2, gp2", "V_ADD_VV gp5, gp5, gp9"),
-                     lambda c: p("V_MUL_VV gp5, gp2, gp2"))
-            p("S_ADD_FP f2, f0, f0", "V_RED_SUM f2, gp5")
+                walk(lambda c, r: p(f"V_MUL_VV {ACC2}, {r}, {r}", f"V_ADD_VV {ACC}, {ACC}, {ACC2}"),
+                     lambda c, r: p(f"V_MUL_VV {ACC}, {r}, {r}"), prefetch=prefetch)
+            p("S_ADD_FP f2, f0, f0", f"V_RED_SUM f2, {ACC}")
             p("S_MUL_FP f2, f2, f4", "S_ADD_FP f2, f2, f5", "S_SQRT_FP f2, f2", "S_RECI_FP f2, f2")
-            p.li("gp7", gamma)
+            p.li(G, gamma)
             if task == "layer_norm":
-                p.li("gp8", beta)
+                p.li(B, beta)
 
-            def norm(c):
-                p("V_MUL_VF gp2, gp2, f2", "V_MUL_VV gp2, gp2, gp7")
+            def norm(c, r):
+                p(f"V_MUL_VF {r}, {r}, f2", f"V_MUL_VV {r}, {r}, {G}")
                 if task == "layer_norm":
-                    p("V_ADD_VV gp2, gp2, gp8")
+                    p(f"V_ADD_VV {r}, {r}, {B}")
                 if c + 1 < chunks:
-                    p(f"S_ADDI_INT gp7, gp7, {V}")
+                    p(f"S_ADDI_INT {G}, {G}, {V}")
                     if task == "layer_norm":
-                        p(f"S_ADDI_INT gp8, gp8, {V}")
+                        p(f"S_ADDI_INT {B}, {B}, {V}")
             walk(norm)
-        p(f"S_ADDI_INT gp1, gp1, {V}")
+        for reg in (ptr if resident else ["gp1"]):
+            p(f"S_ADDI_INT {reg}, {reg}, {V}")
+
+    groups = M // R
+    p.li(O, R * N)          # HBM offset of the next group's first row
+    for count, ahead in ((groups - 1, True), (1, False)):
+        if count == 0:
+            continue
+        with p.loop(LOOP, count):
+            for k in range(R):
+                row(ahead and k == 0)
+                if ahead and k == 0:
+                    p(f"S_ADDI_INT {O}, {O}, {(R - 1) * N}")
 
 
 TEMPLATES = {"silu": elementwise, "relu": elementwise, "gelu": elementwise, "softmax": rowwise,
