@@ -8,8 +8,9 @@ What they do better:
   that lanes 0..15 hold the k-slice s of the activation, and accumulates slice s of the tile into
   head 0; after the K tiles' 4 slices each, M_BMM_WO writes head 0 straight into the output rows
   (the other heads' garbage lands on output rows written later, or on free scratch).
-  Activation steps are double buffered and the weight tiles prefetched as soon as their matrix
-  SRAM tile is free;
+  The activation rows of a step are prefetched two steps ahead (three buffers), the first six
+  groups of them right after the M_BMM so they transfer while it computes, and the weight tiles as
+  soon as their matrix SRAM tile is free;
 - gemv streams the weight tiles through all four matrix SRAM tiles, prefetching ahead so the dma
   engine never idles (the kernel is bound by HBM bandwidth);
 - element-wise kernels interleave the prefetch of the rows a few groups ahead with the compute
@@ -71,7 +72,7 @@ def matmul(p: Prog, task: str) -> None:
     out_end = out + nt_n * R * V
     zone_end = max([out_end] + [blk["addr"] + wo_rows for blk in blocks if blk["direct"]])
     alloc = Alloc([(0, out), (zone_end, vtotal)])
-    bufs = [alloc.take(ML * V), alloc.take(ML * V)]
+    bufs = [alloc.take(ML * V) for _ in range(3)]  # step j's activation rows in bufs[j % 3]
     scratch = alloc.take(wo_rows) if not all(blk["direct"] for blk in blocks) else None
     bias = alloc.take(-(-N // (V * p.VROWS)) * p.VROWS * V) if linear else None
 
@@ -97,65 +98,79 @@ def matmul(p: Prog, task: str) -> None:
     p(f"; {'M_BTMM' if linear else 'M_BMM'} (head 0, activation shifted per 16-wide k-slice)")
     if linear:  # the bias rows first (prefetch_image uses gp10..gp15)
         p.prefetch_image("bias", bias, 1, N)
-    p.li("gp10", n_act)
-    p.li("gp11", K)
-    p.li("gp12", n_wt)
-    p.li("gp13", wstride)
     state = {"cur": None}
+    PAIRS = 6  # prefetches whose registers are set before an M_BMM, so they issue while it computes
 
     def use(which):
         if state["cur"] != which:
-            p("C_SET_SCALE_REG gp10", "C_SET_STRIDE_REG gp11") if which == "act" else \
-                p("C_SET_SCALE_REG gp12", "C_SET_STRIDE_REG gp13")
+            n, stride = (n_act, K) if which == "act" else (n_wt, wstride)
+            p.li("gp15", n)
+            p("C_SET_SCALE_REG gp15")
+            p.li("gp15", stride)
+            p("C_SET_STRIDE_REG gp15")
             state["cur"] = which
 
     def prefetch_tile(i):
         b, nt, kt = tiles[i]
         off = (b * K * N + kt * ML * N + nt * V) if not linear else (nt * V * K + kt * ML)
         use("wt")
-        p.li("gp7", slots[i % nslots])
-        p.li("gp8", off)
-        p(f"H_PREFETCH_M gp7, gp8, {a_wt}, 1, 0")
+        p.li("gp13", slots[i % nslots])
+        p.li("gp14", off)
+        p(f"H_PREFETCH_M gp13, gp14, {a_wt}, 1, 0")
 
-    def prefetch_step(j):
+    def groups_of(j):
+        """(vector SRAM row, HBM offset) of each group of rows that step j prefetches."""
         st = steps[j]
         blk = blocks[st["block"]]
         off = blk["r0"] * K + st["kt"] * ML + st["s"] * HL
+        return [(bufs[j % 3] + g * p.VROWS * V, off + g * p.VROWS * K) for g in range(-(-blk["rows"] // p.VROWS))]
+
+    def prefetch_rest(groups):
+        if not groups:
+            return
         use("act")
-        p.li("gp1", bufs[j % 2])
-        p.li("gp2", off)
-        groups = -(-blk["rows"] // p.VROWS)
-        with p.loop("gp3", groups):
+        p.li("gp1", groups[0][0])
+        p.li("gp2", groups[0][1])
+        with p.loop("gp15", len(groups)):
             p(f"H_PREFETCH_V gp1, gp2, {a_act}, 1, 0")
-            if groups > 1:
+            if len(groups) > 1:
                 p(f"S_ADDI_INT gp1, gp1, {p.VROWS * V}")
-                p.add("gp2", "gp2", p.VROWS * K)
+                p.add("gp2", "gp2", p.VROWS * K, tmp="gp3")
 
     for i in range(min(nslots, len(tiles))):
         prefetch_tile(i)
-    prefetch_step(0)
+    for j in range(min(2, len(steps))):
+        prefetch_rest(groups_of(j))
     op = "M_BTMM" if linear else "M_BMM"
-    for j, st in enumerate(steps):
-        if j + 1 < len(steps):
-            prefetch_step(j + 1)
+    for j, st in enumerate(steps):   # step j prefetches step j + 2's rows, which land during step j + 1
+        ahead = groups_of(j + 2) if j + 2 < len(steps) else []
+        first, rest = ahead[:PAIRS], ahead[PAIRS:]
+        if first:
+            use("act")
+        for k, (dst, off) in enumerate(first):
+            p.li(f"gp{1 + 2 * k}", dst)
+            p.li(f"gp{2 + 2 * k}", off)
         blk = blocks[st["block"]]
         mat = slots[st["tile"] % nslots] + (st["s"] * HL if linear else st["s"] * HL * ML)
-        p.li("gp4", mat)
-        p.li("gp5", bufs[j % 2])
-        p(f"{op} 0, gp4, gp5")
+        p.li("gp13", mat)
+        p.li("gp14", bufs[j % 3])
+        p(f"{op} 0, gp13, gp14")
+        for k in range(len(first)):
+            p(f"H_PREFETCH_V gp{1 + 2 * k}, gp{2 + 2 * k}, {a_act}, 1, 0")
+        prefetch_rest(rest)
+        if st["last"]:
+            if blk["direct"]:
+                p.li("gp13", blk["addr"])
+                p("M_BMM_WO gp13, 0")
+            else:  # its garbage heads would run past the end of vector SRAM: write out to scratch, copy
+                p.li("gp14", scratch)
+                p("M_BMM_WO gp14, 0")
+                p.li("gp13", blk["addr"])
+                with p.loop("gp15", blk["rows"]):
+                    p("V_ADD_VF gp13, gp14, f0", f"S_ADDI_INT gp13, gp13, {V}", f"S_ADDI_INT gp14, gp14, {V}")
         nxt = st["tile"] + nslots
         if last_use[st["tile"]] == j and nxt < len(tiles):
             prefetch_tile(nxt)
-        if st["last"]:
-            if blk["direct"]:
-                p.li("gp6", blk["addr"])
-                p("M_BMM_WO gp6, 0")
-            else:  # its garbage heads would run past the end of vector SRAM: write out to scratch, copy
-                p.li("gp6", scratch)
-                p("M_BMM_WO gp6, 0")
-                p.li("gp9", blk["addr"])
-                with p.loop("gp3", blk["rows"]):
-                    p("V_ADD_VF gp9, gp6, f0", f"S_ADDI_INT gp9, gp9, {V}", f"S_ADDI_INT gp6, gp6, {V}")
     if linear:  # y[m, chunk] += bias[chunk], four rows per iteration
         p.li("gp1", out)
         p.li("gp2", bias)
