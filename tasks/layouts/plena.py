@@ -214,7 +214,14 @@ def layout(spec, task, target, config) -> Layout:
                  "quantised values. Set C_SET_SCALE_REG to the tensor's SCALE_OFFSET (and C_SET_STRIDE_REG for "
                  "rstride = 1) before moving a different tensor. A prefetch that runs past a tensor's end reads its "
                  "scale bytes and the zero padding after them (at least 4608 bytes): those rows are garbage to ignore.")
-    notes.append("Outputs (read back from vector SRAM as bf16 after the kernel ends; they start out as NaN):")
+    if act:
+        arows, awidth = rows_and_width(task.shape(next(t for t in task.inputs if t.name == act), cfg))
+        where = (f"after the [{-(-awidth // vlen)}, {arows}, {vlen}] image {act} would have at address 0, where "
+                 f"PLENA's testbench reads a Linear's output")
+    else:
+        where = "at address 0, where x's image would be (PLENA's testbench reads RMSNorm in place)"
+    notes.append(f"Outputs (read back from vector SRAM as bf16 after the kernel ends; they start out as NaN; "
+                 f"placed {where}):")
     notes += out_lines
     first = placements[task.outputs[0].name].index
     spans = [f"{lo}..{hi - 1}" for lo, hi in ((0, first), (end, vtotal)) if hi > lo]
