@@ -142,14 +142,30 @@ def matmul(p: Prog, task: str) -> None:
     for j in range(min(2, len(steps))):
         prefetch_rest(groups_of(j))
     op = "M_BTMM" if linear else "M_BMM"
-    for j, st in enumerate(steps):   # step j prefetches step j + 2's rows, which land during step j + 1
+
+    def captured(fn) -> list[str]:
+        """The lines fn() emits, taken out of the program."""
+        mark = len(p.lines)
+        fn()
+        out_, p.lines[mark:] = p.lines[mark:], []
+        return out_
+
+    def pair_lines(j):  # set the registers of step j's first PAIRS groups
+        def emit():
+            for k, (dst, off) in enumerate(groups_of(j)[:PAIRS]):
+                p.li(f"gp{1 + 2 * k}", dst)
+                p.li(f"gp{2 + 2 * k}", off)
+        return captured(emit) if j < len(steps) else []
+
+    p(*pair_lines(2))
+    for j, st in enumerate(steps):
+        # step j prefetches step j + 2's rows (they land during step j + 1): PAIRS groups right after the
+        # M_BMM, from registers set earlier, so that they transfer while it computes; the rest after it,
+        # with the next step's register setup filling the core's cycles while each transfer finishes.
         ahead = groups_of(j + 2) if j + 2 < len(steps) else []
         first, rest = ahead[:PAIRS], ahead[PAIRS:]
         if first:
             use("act")
-        for k, (dst, off) in enumerate(first):
-            p.li(f"gp{1 + 2 * k}", dst)
-            p.li(f"gp{2 + 2 * k}", off)
         blk = blocks[st["block"]]
         mat = slots[st["tile"] % nslots] + (st["s"] * HL if linear else st["s"] * HL * ML)
         p.li("gp13", mat)
@@ -157,7 +173,14 @@ def matmul(p: Prog, task: str) -> None:
         p(f"{op} 0, gp13, gp14")
         for k in range(len(first)):
             p(f"H_PREFETCH_V gp{1 + 2 * k}, gp{2 + 2 * k}, {a_act}, 1, 0")
-        prefetch_rest(rest)
+        fill = pair_lines(j + 3)
+        for dst, off in rest:
+            p.li("gp13", dst)
+            p.li("gp14", off)
+            p(f"H_PREFETCH_V gp13, gp14, {a_act}, 1, 0")
+            p(*fill[:2])
+            del fill[:2]
+        p(*fill)
         if st["last"]:
             if blk["direct"]:
                 p.li("gp13", blk["addr"])
