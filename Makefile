@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 	  { rm -rf $(VENV); command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ] && \
 	    apt-get install -y -q python3-venv && $(PYTHON) -m venv $(VENV); }
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test,ray]'
 	touch $(STAMP)
 
 demo: $(STAMP) toolchain

@@ -36,6 +36,7 @@ class RunSettings:
     timeout: float = 600.0  # per model call, seconds
     api_base: Optional[str] = None
     isa: Optional[str] = None  # the ISA file (default targets/<target>.isa; co-design passes an overlay)
+    seed: Optional[int] = None  # evaluation k draws its inputs from seed + 7919 * k (default: fresh entropy)
 
     def public(self) -> dict:
         d = asdict(self)
@@ -94,7 +95,9 @@ class Run:
     """One agent run; `Run(settings).run()` returns the summary record."""
 
     def __init__(self, settings: RunSettings, on_event: Optional[Callable[[dict], None]] = None,
-                 tools_hook: Optional[Callable[["Run"], None]] = None):
+                 tools_hook: Optional[Callable[["Run"], None]] = None, evaluator=None):
+        """`evaluator`: a kcgen.evaluation.Evaluator to share between runs (the bench's workers keep
+        one each); by default the run starts its own and closes it at the end."""
         import isadl
         from kcgen import taskspec
         from kcgen.evaluation import LayoutError, layout_for, statement
@@ -118,7 +121,9 @@ class Run:
         self.statement = statement(self.task, s.target, s.config, self.layout)
         self.max_turns = s.max_turns or TURN_BUDGET[self.task.level]
         self._check_same_run()
-        self._evaluator = None
+        self._evaluator = evaluator
+        self._own_evaluator = evaluator is None
+        self._evaluations = 0
         self.tools = self._make_tools()
         if tools_hook:
             tools_hook(self)
@@ -136,9 +141,13 @@ class Run:
         from kcgen.evaluation import Evaluator
         if self._evaluator is None:
             self._evaluator = Evaluator()
+        seed = None
+        if self.settings.seed is not None:  # reproducible, yet new inputs for every evaluation
+            seed = (self.settings.seed + 7919 * self._evaluations) % (1 << 31)
+        self._evaluations += 1
         return self._evaluator.evaluate(code, self.isa_path, self.task.path, self.settings.target,
                                         self.settings.config, trials=self.settings.trials, timeout=300,
-                                        path="kernel.s")
+                                        path="kernel.s", seed=seed)
 
     def _one_shot(self) -> Optional[tuple[str, str]]:
         """A reference kernel of another task on the same target (the closest level first)."""
@@ -163,7 +172,7 @@ class Run:
         try:
             return self._run()
         finally:
-            if self._evaluator is not None:
+            if self._evaluator is not None and self._own_evaluator:
                 self._evaluator.close()
 
     def _run(self) -> dict:
@@ -262,6 +271,7 @@ class Run:
                 messages.append({"role": "tool", "tool_call_id": rec["id"], "content": rec["result"]})
                 if "evaluation" in rec:
                     state.evaluated(rec["evaluation"], rec["turn"])
+                    self._evaluations += 1
         self._record({"type": "resume", "turns_done": state.turns, "tool_calls_done": len(done)})
         if state.last_evaluated is not None and any(c["id"] not in done for c, _ in pending):
             self._restore_last_evaluation(state.last_evaluated)
@@ -273,6 +283,7 @@ class Run:
     def _restore_last_evaluation(self, code: str) -> None:
         """view_output after a resume needs the last evaluation's outputs: evaluate that code again."""
         from .tools import Evaluation
+        self._evaluations -= 1  # the same inputs as that evaluation had, and the count unchanged
         r = self._evaluate(code)
         self.tools.last = Evaluation(r.correct, r.cycles, r.baseline_cycles, r.speedup, r.summary(), code, r)
 
@@ -295,6 +306,7 @@ class Run:
             "evaluations": state.evaluations, "tokens_in": state.tokens_in, "tokens_out": state.tokens_out,
             "tokens_reasoning": state.tokens_reasoning, "cost": state.cost if state.cost_known else None,
             "model_seconds": round(state.seconds, 3), "stop": state.stop, "error": state.error,
+            "tool_failures": self.tools.failures,
             "best_kernel": str(best_path) if best_path else None})
 
 

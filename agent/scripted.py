@@ -9,6 +9,8 @@ scripted/reference — plays a realistic session for any item with a reference k
   to success, and ends. It reacts to the tool results it gets, as a model would: if the first
   kernel does not assemble it drops a different instruction; if it happens to pass, it ends.
 scripted/fail — goes through the same motions with a kernel that does nothing; never succeeds.
+scripted/crash — ends its own process at its first turn (tests that the benchmark runner's
+  isolation confines a dying run to its own cell).
 
 A scripted model knows only what is in the conversation (the task statement names the task,
 configuration and target) plus the repository's reference kernels.
@@ -23,7 +25,7 @@ import litellm
 from litellm import CustomLLM
 from litellm.types.utils import ChatCompletionMessageToolCall, Choices, Function, Message, ModelResponse, Usage
 
-MODELS = ("reference", "fail")
+MODELS = ("reference", "fail", "crash")
 _STATEMENT = re.compile(r"Task (\w+) \(level \d\), configuration (C\d) on (\w+):")
 _OUTPUTS = re.compile(r"^Inputs: .*?\. Outputs \(the kernel writes them\): ([\w, ]+)\.$", re.M)
 _registered = False
@@ -46,6 +48,9 @@ class ScriptedLLM(CustomLLM):
         if name not in MODELS:
             raise litellm.BadRequestError(f"no scripted model '{name}' (there are: {', '.join(MODELS)})",
                                           model=model, llm_provider="scripted")
+        if name == "crash":
+            import os
+            os._exit(3)
         text, calls = Script(messages, name).next()
         tool_calls = [ChatCompletionMessageToolCall(id=f"call_{len(messages)}_{i}", type="function",
                                                     function=Function(name=n, arguments=json.dumps(a)))

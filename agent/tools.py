@@ -84,6 +84,7 @@ class Tools:
         self.docs_index = docs_index
         self._evaluate = evaluate
         self.last: Optional[Evaluation] = None
+        self.failures = 0  # tool calls that failed inside kcgen (not the model's doing)
         self.extra = dict(extra or {})  # name -> (schema, fn(**args) -> str): co-design adds propose_instruction
 
     @property
@@ -110,6 +111,7 @@ class Tools:
         except json.JSONDecodeError as exc:
             return f"error: the arguments are not valid JSON ({exc.msg} at character {exc.pos})"
         except Exception as exc:  # a bug in a tool must not end the run; the model sees what happened
+            self.failures += 1
             return f"error: the tool failed: {type(exc).__name__}: {exc}"
 
     # -- the tools

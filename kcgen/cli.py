@@ -137,9 +137,13 @@ def disasm_cmd(target: str, binary: str, base: str, defines: tuple[str, ...]) ->
 
 
 @main.command("demo")
-def demo_cmd() -> None:
-    """The offline showcase: check every target and language fixture, then build every target
-    (simulator, docs, isa.json) and print where its artifacts are."""
+@click.option("--out", "rundir", type=click.Path(file_okay=False), default=None,
+              help="Run directory of the demo benchmark (default: runs/demo-<date>-<time>).")
+@click.option("--workers", default=None, type=click.IntRange(1, 64), help="Parallel runs (default: CPUs).")
+def demo_cmd(rundir, workers) -> None:
+    """The offline showcase: check every target and language fixture, build every target
+    (simulator, docs, isa.json), then run the benchmark with the offline scripted/reference model
+    over every Level-1 task at C1 on every target it applies to, and write the report."""
     import time
     targets = sorted((REPO / "targets").glob("*.isa"))
     files = targets + sorted((REPO / "tests" / "isadl" / "fixtures").glob("*.isa"))
@@ -160,7 +164,27 @@ def demo_cmd() -> None:
                 click.echo(f"  {f.stem}: {text}", err=not ok)
                 status |= 0 if ok else 1
         click.echo(f"  all targets in {time.perf_counter() - t0:.1f} s (cache: {_cache_root()})")
+    if status == 0:
+        status = _demo_bench(Path(rundir or Path("runs") / time.strftime("demo-%Y%m%d-%H%M%S")), workers)
     sys.exit(status)
+
+
+def _demo_bench(rundir: Path, workers) -> int:
+    import os
+    import time
+    from kcgen import bench, report
+    cells = bench.expand(["scripted/reference"], bench.TARGETS, "level1", "C1", 1)
+    todo, _ = bench.to_run(cells, rundir, False)
+    click.echo(f"Benchmark: scripted/reference (an offline scripted model, no API key) on {len(cells)} cells: "
+               f"every Level-1 task at C1 on every target it applies to")
+    t0 = time.perf_counter()
+    progress = _run_bench(cells, len(todo), rundir, bench.Options(), workers or os.cpu_count() or 1)
+    rep = report.write(rundir)
+    click.echo(rep.summary)
+    click.echo(f"benchmark wall time {time.perf_counter() - t0:.0f} s; report: {rep.html}")
+    click.echo("The same with a real model: kcgen bench --models openai/gpt-5.2 --tasks level1 --configs all "
+               f"--out runs/gpt")
+    return 1 if progress.errors else 0
 
 
 def _cache_root():
@@ -499,6 +523,94 @@ def _print_event(rec: dict) -> None:
         click.echo(f"[turn {rec['turn']}] model error: {rec['message'][:200]}")
     elif kind == "resume":
         click.echo(f"resuming after {rec['turns_done']} turns ({rec['tool_calls_done']} tool calls done)")
+
+
+@main.command("bench")
+@click.option("--models", required=True, help="Comma-separated litellm models (scripted/reference runs offline).")
+@click.option("--targets", default="plena,amdnpu,coral,boom", show_default=True, help="Comma-separated targets.")
+@click.option("--tasks", default="level1", show_default=True, help="Task names (comma-separated), level1, level2, "
+                                                                    "level3 or all.")
+@click.option("--configs", default="C1", show_default=True, help="C1,…,C5 (comma-separated) or all.")
+@click.option("--trials", default=1, type=click.IntRange(1, 100), show_default=True, help="Agent runs per cell.")
+@click.option("--workers", default=None, type=click.IntRange(1, 256), help="Parallel runs (default: CPUs).")
+@click.option("--executor", default="local", type=click.Choice(["local", "ray"]), show_default=True)
+@click.option("--ray-address", default=None, help="A Ray cluster to run on (default: a local Ray instance).")
+@click.option("--out", "rundir", required=True, type=click.Path(file_okay=False), help="The run directory.")
+@click.option("--thinking", is_flag=True, help="Extended reasoning where the model supports it.")
+@click.option("--one-shot", is_flag=True, help="Show each run a correct kernel of another task.")
+@click.option("--max-turns", default=None, type=click.IntRange(1, 200), help="Turn budget (default by level).")
+@click.option("--api-base", default=None, help="Base URL of an OpenAI-compatible server.")
+@click.option("--retry-failed", is_flag=True, help="Rerun cells that ended in an error (not unsuccessful ones).")
+@click.option("--dry-run", is_flag=True, help="List the cells (and which would run) without running them.")
+def bench_cmd(models, targets, tasks, configs, trials, workers, executor, ray_address, rundir, thinking, one_shot,
+              max_turns, api_base, retry_failed, dry_run) -> None:
+    """Run the benchmark matrix: one agent run per (model, target, task, config, trial).
+
+    Results go to RUNDIR/results.sqlite and the trajectories to RUNDIR/runs/; rerunning the same
+    command resumes (completed cells are skipped). Exit status 0 when every cell ran (whatever its
+    outcome), 1 when some ended in an error, 2 on a bad selection."""
+    import os
+    from kcgen import bench
+    try:
+        cells = bench.expand(models.split(","), [t.strip() for t in targets.split(",") if t.strip()], tasks,
+                             configs, trials)
+    except bench.BenchError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    todo, skipped = bench.to_run(cells, Path(rundir), retry_failed)
+    if dry_run:
+        waiting = set(todo)
+        for c in cells:
+            click.echo(f"{'run ' if c in waiting else 'skip'}  {c.model}  {c.target}  {c.task}  {c.config}  t{c.trial}")
+        click.echo(f"{len(cells)} cells: {len(todo)} to run, {skipped} done")
+        return
+    options = bench.Options(thinking=thinking, one_shot=one_shot, max_turns=max_turns, api_base=api_base)
+    progress = _run_bench(cells, len(todo), Path(rundir), options, workers or os.cpu_count() or 1, executor,
+                          ray_address, retry_failed)
+    click.echo(f"results: {Path(rundir) / 'results.sqlite'}  (kcgen report {rundir})")
+    sys.exit(1 if progress.errors else 0)
+
+
+def _run_bench(cells, todo: int, rundir: Path, options, workers: int, executor: str = "local",
+               ray_address=None, retry_failed: bool = False):
+    """bench.run with a live progress bar (counts, successes, errors, ETA); exits on ^C or a bad setup."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+    from kcgen import bench
+    columns = [TextColumn("[bold]bench"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[status]}"),
+               TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn()]
+    with Progress(*columns, transient=False) as bar:
+        job = bar.add_task("bench", total=todo, status="")
+
+        def show(p, row):
+            bar.update(job, completed=p.done, status=f"ok {p.successes}  errors {p.errors}  skipped {p.skipped}")
+        try:
+            progress = bench.run(cells, rundir, options, workers, executor, ray_address, retry_failed, show)
+        except bench.BenchError as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(2)
+        except KeyboardInterrupt:
+            click.echo("interrupted: completed cells are saved; rerun the same command to resume", err=True)
+            sys.exit(130)
+    per_cell = 1e3 * progress.overhead / max(progress.done, 1)
+    click.echo(f"{progress.done} cells run ({progress.successes} successful, {progress.errors} errors), "
+               f"{progress.skipped} skipped as done; driver overhead {per_cell:.1f} ms per cell")
+    return progress
+
+
+@main.command("report")
+@click.argument("rundir", type=click.Path(file_okay=False, exists=True))
+@click.option("--compare", "compare", type=click.Path(file_okay=False, exists=True), default=None,
+              help="Another run directory to show side by side.")
+def report_cmd(rundir, compare) -> None:
+    """Write RUNDIR/report.md, report.html, results.csv and PNG plots from RUNDIR/results.sqlite."""
+    from kcgen import report
+    try:
+        rep = report.write(Path(rundir), Path(compare) if compare else None)
+    except FileNotFoundError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(1)
+    click.echo(rep.summary)
+    click.echo(f"report: {rep.html}  ({rep.markdown.name}, {rep.csv.name}, {len(rep.plots)} plots)")
 
 
 if __name__ == "__main__":

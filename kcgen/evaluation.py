@@ -316,6 +316,18 @@ def _simulator(spec: Spec):
     return sim
 
 
+def _clean(sim) -> None:
+    """Every register, state item and memory back to its declared start value (zero unless the ISA
+    declares one, e.g. PLENA's BMM_SCALE = 1.0)."""
+    inits = _SIMS.get(("init", id(sim)))
+    if inits is None or inits[0] is not sim:
+        inits = _SIMS[("init", id(sim))] = (sim, {n: st.allocate() for n, st in sim.layout.stores.items() if st.init})
+    for name, arr in sim.arrays.items():
+        arr[...] = 0
+    for name, start in inits[1].items():
+        sim.arrays[name][...] = start
+
+
 def _write(sim, p: Placement, values: np.ndarray) -> None:
     mem = sim.arrays[p.memory]
     dt = DTYPES[p.dtype]
@@ -383,8 +395,7 @@ def evaluate(kernel: str, spec: Spec, task: TaskSpec, target: str, config: str =
         result.seeds.append(trial_seed)
         result.profiles.append(profile)
         rng = np.random.default_rng(trial_seed)
-        for name, arr in sim.arrays.items():  # a clean machine: nothing survives from an earlier run
-            arr[...] = 0
+        _clean(sim)  # nothing survives from an earlier run
         try:
             sim.load(program)
         except Exception as exc:  # LoadError: the program's sections do not fit the machine

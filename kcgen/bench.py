@@ -1,0 +1,384 @@
+"""The benchmark runner: a matrix of agent runs (cells), local worker processes or a Ray cluster,
+results in SQLite, resumable.
+
+A cell is (model, target, task, config, trial): one agent run, in RUNDIR/runs/<model>/<target>/
+<task>/<config>/t<trial>/ (its trajectory, workspace and best kernel). RUNDIR/results.sqlite holds
+one row per cell in table `runs`. Rerunning the same command resumes: cells marked done are
+skipped, interrupted ones (marked running, or never started) run again and their agent resumes
+from its trajectory; cells that ended in an error (not merely without success) rerun only with
+retry_failed. Only the driver process writes the database (WAL journal, busy timeout, one
+transaction per row), so workers dying cannot corrupt it and two drivers on one RUNDIR are safe.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable, Optional
+
+CONFIGS = ("C1", "C2", "C3", "C4", "C5")
+TARGETS = ("plena", "amdnpu", "coral", "boom")
+
+COLUMNS = [  # name, SQL type
+    ("model", "TEXT"), ("target", "TEXT"), ("task", "TEXT"), ("config", "TEXT"), ("trial", "INTEGER"),
+    ("level", "INTEGER"), ("status", "TEXT"), ("success", "INTEGER"), ("best_cycles", "INTEGER"),
+    ("baseline_cycles", "INTEGER"), ("speedup", "REAL"), ("roofline_cycles", "INTEGER"),
+    ("roofline_fraction", "REAL"), ("turns", "INTEGER"), ("turns_to_first_success", "INTEGER"),
+    ("tokens_in", "INTEGER"), ("tokens_out", "INTEGER"), ("tokens_reasoning", "INTEGER"), ("cost", "REAL"),
+    ("wall_seconds", "REAL"), ("scripted", "INTEGER"), ("stop", "TEXT"), ("error", "TEXT"),
+    ("trajectory", "TEXT"), ("updated", "REAL")]
+KEY = ("model", "target", "task", "config", "trial")
+
+
+@dataclass(frozen=True)
+class Cell:
+    model: str
+    target: str
+    task: str
+    config: str
+    trial: int
+
+    @property
+    def key(self) -> tuple:
+        return (self.model, self.target, self.task, self.config, self.trial)
+
+    def directory(self, rundir: Path) -> Path:
+        return Path(rundir) / "runs" / self.model.replace("/", "_") / self.target / self.task / self.config / \
+            f"t{self.trial}"
+
+    def seed(self) -> int:
+        """Evaluation inputs are reproducible per cell (and differ between cells)."""
+        return int(hashlib.sha256("|".join(map(str, self.key)).encode()).hexdigest()[:8], 16) % (1 << 31)
+
+
+@dataclass
+class Options:
+    """What every cell's agent run shares."""
+    thinking: bool = False
+    one_shot: bool = False
+    max_turns: Optional[int] = None
+    trials: int = 3  # input sets per evaluation
+    api_base: Optional[str] = None
+
+
+class BenchError(Exception):
+    """A bad selection (unknown model list, task, target, config)."""
+
+
+# ---- the matrix -----------------------------------------------------------------------------------------
+def expand(models: Iterable[str], targets: Iterable[str], tasks: str, configs: str, trials: int) -> list[Cell]:
+    """Every cell of the selection, skipping (task, target) pairs the task does not apply to."""
+    from . import taskspec
+    models = [m for m in models if m]
+    if not models:
+        raise BenchError("give at least one model (--models)")
+    targets = list(targets)
+    for t in targets:
+        if t not in TARGETS:
+            raise BenchError(f"unknown target '{t}' (targets: {', '.join(TARGETS)})")
+    every = taskspec.all_tasks()
+    if tasks in ("all", "level1", "level2", "level3"):
+        chosen = [t for t in every if tasks == "all" or t.level == int(tasks[-1])]
+    else:
+        by_name = {t.name: t for t in every}
+        chosen = []
+        for name in (n.strip() for n in tasks.split(",") if n.strip()):
+            if name not in by_name:
+                raise BenchError(f"unknown task '{name}'")
+            chosen.append(by_name[name])
+    cfgs = list(CONFIGS) if configs == "all" else [c.strip() for c in configs.split(",") if c.strip()]
+    for c in cfgs:
+        if c not in CONFIGS:
+            raise BenchError(f"unknown configuration '{c}' (C1..C5 or all)")
+    if trials < 1:
+        raise BenchError("--trials must be at least 1")
+    return [Cell(m, tg, t.name, c, k) for m in models for tg in targets for t in chosen if tg in t.targets
+            for c in cfgs for k in range(1, trials + 1)]
+
+
+# ---- the database -----------------------------------------------------------------------------------------
+def connect(rundir: Path) -> sqlite3.Connection:
+    Path(rundir).mkdir(parents=True, exist_ok=True)
+    db = sqlite3.connect(Path(rundir) / "results.sqlite", timeout=60, isolation_level=None)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA busy_timeout=60000")
+    cols = ", ".join(f"{n} {t}" for n, t in COLUMNS)
+    db.execute(f"CREATE TABLE IF NOT EXISTS runs ({cols}, PRIMARY KEY ({', '.join(KEY)}))")
+    return db
+
+
+def write_row(db: sqlite3.Connection, row: dict) -> None:
+    names = [n for n, _ in COLUMNS]
+    values = [row.get(n) for n in names]
+    with db:  # one transaction per row
+        db.execute(f"INSERT OR REPLACE INTO runs ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})", values)
+
+
+def read_rows(rundir: Path) -> list[dict]:
+    path = Path(rundir) / "results.sqlite"
+    if not path.exists():
+        return []
+    db = sqlite3.connect(path, timeout=60)
+    db.row_factory = sqlite3.Row
+    try:
+        return [dict(r) for r in db.execute(f"SELECT * FROM runs ORDER BY {', '.join(KEY)}")]
+    finally:
+        db.close()
+
+
+def to_run(cells: list[Cell], rundir: Path, retry_failed: bool) -> tuple[list[Cell], int]:
+    """The cells still to run, and how many are skipped as done (or failed, without retry_failed)."""
+    status = {tuple(r[k] for k in KEY): r["status"] for r in read_rows(rundir)}
+    todo = [c for c in cells if status.get(c.key) not in ("done", "error") or
+            (status.get(c.key) == "error" and retry_failed)]
+    return todo, len(cells) - len(todo)
+
+
+# ---- one cell ---------------------------------------------------------------------------------------------
+def run_cell(cell: Cell, rundir: Path, options: Options, evaluator=None) -> dict:
+    """Run one cell's agent (resuming its trajectory if there is one); returns its row. Never raises
+    for a failure of the run itself: that is the row's error. `evaluator`: one to reuse."""
+    from .paths import agent
+    t0 = time.monotonic()
+    out = cell.directory(rundir)
+    row = {**asdict(cell), "trajectory": str(out / "trajectory.jsonl")}
+    try:
+        A = agent()
+        settings = A.RunSettings(model=cell.model, target=cell.target, task=cell.task, config=cell.config,
+                                 out=out, max_turns=options.max_turns, thinking=options.thinking,
+                                 one_shot=options.one_shot, trials=options.trials, api_base=options.api_base,
+                                 seed=cell.seed())
+        summary = A.Run(settings, evaluator=evaluator).run()
+    except Exception as exc:  # a bug or a bad setup: this cell's error, not the benchmark's end
+        return {**row, "status": "error", "success": 0, "error": f"{type(exc).__name__}: {exc}"[:2000],
+                "wall_seconds": round(time.monotonic() - t0, 3), "updated": time.time()}
+    row.update({k: summary.get(k) for k in ("level", "best_cycles", "baseline_cycles", "speedup", "roofline_cycles",
+                                              "roofline_fraction", "turns", "turns_to_first_success", "tokens_in",
+                                              "tokens_out", "tokens_reasoning", "cost", "stop", "error")})
+    if summary.get("tool_failures") and not row.get("error"):
+        row["error"] = f"{summary['tool_failures']} tool call(s) failed inside kcgen (see the trajectory)"
+    row.update(success=int(bool(summary.get("success"))), scripted=int(bool(summary.get("scripted"))),
+               # a model error (auth, bad request, retries exhausted) or a failure of our own tooling is
+               # an error; no success is an outcome
+               status="error" if summary.get("stop") == "model error" or summary.get("tool_failures") else "done",
+               wall_seconds=round(time.monotonic() - t0, 3), updated=time.time())
+    return row
+
+
+# ---- executors --------------------------------------------------------------------------------------------
+def _worker_main(conn, rundir: str, options: dict) -> None:
+    """A local worker process: runs the cells the driver sends until it sends None."""
+    from .evaluation import Evaluator
+    opts = Options(**options)
+    with Evaluator() as evaluator:  # one per worker: its process keeps simulators loaded across cells
+        while True:
+            try:
+                msg = conn.recv()
+            except EOFError:
+                return
+            if msg is None:
+                return
+            conn.send(run_cell(Cell(**msg), Path(rundir), opts, evaluator))
+
+
+@dataclass
+class _Worker:
+    proc: object
+    conn: object
+    cell: Optional[Cell] = None
+    since: float = 0.0
+
+
+def run_local(cells: list[Cell], rundir: Path, options: Options, workers: int,
+              on_row: Callable[[dict], None], on_start: Callable[[Cell], None] = lambda c: None) -> None:
+    """Run cells on `workers` long-lived worker processes. A worker that dies takes only its current
+    cell with it (an error row) and is replaced."""
+    import multiprocessing
+    from multiprocessing.connection import wait
+    ctx = multiprocessing.get_context("spawn")
+    pending = list(cells)
+    pool: list[_Worker] = []
+
+    def spawn() -> _Worker:
+        parent, child = ctx.Pipe()
+        # not daemonic: a cell's agent starts its own evaluator process
+        proc = ctx.Process(target=_worker_main, args=(child, str(rundir), asdict(options)))
+        proc.start()
+        child.close()
+        return _Worker(proc, parent)
+
+    try:
+        pool = [spawn() for _ in range(max(1, min(workers, len(pending))))]
+        while pending or any(w.cell for w in pool):
+            for w in pool:
+                if w.cell is None and pending:
+                    w.cell, w.since = pending.pop(0), time.monotonic()
+                    on_start(w.cell)
+                    w.conn.send(asdict(w.cell))
+            busy = [w for w in pool if w.cell is not None]
+            ready = wait([w.conn for w in busy] + [w.proc.sentinel for w in busy], timeout=1.0)
+            for i, w in enumerate(pool):
+                if w.cell is None:
+                    continue
+                if w.conn in ready:
+                    try:
+                        row = w.conn.recv()
+                    except (EOFError, OSError):
+                        row = None
+                    if row is not None:
+                        w.cell = None
+                        on_row(row)
+                        continue
+                if w.conn in ready or w.proc.sentinel in ready or not w.proc.is_alive():
+                    w.proc.join(timeout=10)  # its pipe closed: the process is exiting; get its exit code
+                    cell, w.cell = w.cell, None
+                    on_row({**asdict(cell), "status": "error", "success": 0,
+                            "error": f"the worker process died (exit code {w.proc.exitcode}) running this cell",
+                            "wall_seconds": round(time.monotonic() - w.since, 3), "updated": time.time(),
+                            "trajectory": str(cell.directory(rundir) / "trajectory.jsonl")})
+                    pool[i] = spawn()
+    finally:
+        for w in pool:
+            try:
+                w.conn.send(None)
+            except (OSError, ValueError):
+                pass
+        for w in pool:
+            w.proc.join(timeout=5)
+            if w.proc.is_alive():
+                w.proc.kill()
+
+
+def _ray_cell(cell: dict, options: dict, previous: Optional[str]) -> tuple[dict, str]:
+    """On a Ray worker: run the cell in a scratch directory (seeded with the trajectory of an earlier,
+    interrupted attempt) and ship the row and the trajectory back to the driver."""
+    import tempfile
+    c = Cell(**cell)
+    with tempfile.TemporaryDirectory(prefix="kcgen-cell-") as tmp:
+        out = c.directory(Path(tmp))
+        if previous:
+            out.mkdir(parents=True, exist_ok=True)
+            (out / "trajectory.jsonl").write_text(previous, encoding="utf-8")
+        row = run_cell(c, Path(tmp), Options(**options))
+        traj = out / "trajectory.jsonl"
+        return row, traj.read_text(encoding="utf-8") if traj.exists() else ""
+
+
+def run_ray(cells: list[Cell], rundir: Path, options: Options, workers: int, address: Optional[str],
+            on_row: Callable[[dict], None], on_start: Callable[[Cell], None] = lambda c: None) -> None:
+    """Run cells as Ray tasks (a local instance, or the cluster at `address`); the driver writes
+    every trajectory into RUNDIR and every row into the database."""
+    try:
+        import ray
+    except ImportError:
+        raise BenchError("the ray executor needs Ray: pip install 'kernelcraft[ray]'") from None
+    from .paths import REPO
+    started_here = not ray.is_initialized()
+    if started_here:
+        kwargs = {"address": address} if address else {"num_cpus": workers, "include_dashboard": False}
+        # a cluster's workers need kcgen installed (pip install 'kernelcraft[ray]') and this source
+        # tree's tasks/ and agent/: ship the tree as the job's working directory
+        ray.init(ignore_reinit_error=True, log_to_driver=False, configure_logging=False,
+                 runtime_env={"working_dir": str(REPO), "excludes": [".venv", ".git", "runs"]} if address else None,
+                 **kwargs)
+    remote = ray.remote(num_cpus=1, max_retries=0)(_ray_cell)
+    try:
+        refs = {}
+        for cell in cells:
+            traj = cell.directory(rundir) / "trajectory.jsonl"
+            on_start(cell)
+            refs[remote.remote(asdict(cell), asdict(options), traj.read_text() if traj.exists() else None)] = cell
+        while refs:
+            done, _ = ray.wait(list(refs), num_returns=1)
+            for ref in done:
+                cell = refs.pop(ref)
+                out = cell.directory(rundir)
+                try:
+                    row, traj_text = ray.get(ref)
+                except Exception as exc:  # the Ray worker died or the task could not run
+                    row, traj_text = {**asdict(cell), "status": "error", "success": 0, "updated": time.time(),
+                                      "error": f"ray task failed: {type(exc).__name__}: {str(exc)[:500]}"}, ""
+                if traj_text:
+                    out.mkdir(parents=True, exist_ok=True)
+                    (out / "trajectory.jsonl").write_text(traj_text, encoding="utf-8")
+                    _write_best(out / "trajectory.jsonl")
+                row["trajectory"] = str(out / "trajectory.jsonl")
+                on_row(row)
+    finally:
+        if started_here:
+            ray.shutdown()
+
+
+def _write_best(trajectory: Path) -> None:
+    """best.s beside a trajectory shipped back from a Ray worker."""
+    best = None
+    for line in trajectory.read_text(encoding="utf-8").splitlines():
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        ev = rec.get("evaluation") or {}
+        if ev.get("correct") and ev.get("cycles") is not None and (best is None or ev["cycles"] < best[0]):
+            best = (ev["cycles"], ev.get("code") or "")
+    if best:
+        (trajectory.parent / "best.s").write_text(best[1], encoding="utf-8")
+
+
+# ---- the driver -------------------------------------------------------------------------------------------
+@dataclass
+class Progress:
+    total: int
+    skipped: int
+    done: int = 0
+    successes: int = 0
+    errors: int = 0
+    started: float = field(default_factory=time.monotonic)
+    overhead: float = 0.0  # driver seconds spent per finished cell (dispatch, database)
+
+    def eta(self) -> Optional[float]:
+        if not self.done:
+            return None
+        return (time.monotonic() - self.started) / self.done * (self.total - self.skipped - self.done)
+
+
+def run(cells: list[Cell], rundir: Path, options: Options, workers: int = 1, executor: str = "local",
+        address: Optional[str] = None, retry_failed: bool = False,
+        on_progress: Callable[[Progress, Optional[dict]], None] = lambda p, r: None) -> Progress:
+    """Run the cells not yet done; returns the progress counts."""
+    rundir = Path(rundir)
+    db = connect(rundir)
+    (rundir / "bench.json").write_text(json.dumps({"options": asdict(options), "cells": len(cells)}, indent=1))
+    todo, skipped = to_run(cells, rundir, retry_failed)
+    progress = Progress(len(cells), skipped)
+
+    def on_start(cell: Cell) -> None:
+        t0 = time.perf_counter()
+        write_row(db, {**asdict(cell), "status": "running", "updated": time.time(),
+                       "trajectory": str(cell.directory(rundir) / "trajectory.jsonl")})
+        progress.overhead += time.perf_counter() - t0
+
+    def on_row(row: dict) -> None:
+        t0 = time.perf_counter()
+        write_row(db, row)
+        progress.done += 1
+        progress.successes += int(bool(row.get("success")))
+        progress.errors += int(row.get("status") == "error")
+        progress.overhead += time.perf_counter() - t0
+        on_progress(progress, row)
+
+    on_progress(progress, None)
+    try:
+        if not todo:
+            return progress
+        if executor == "local":
+            run_local(todo, rundir, options, workers, on_row, on_start)
+        elif executor == "ray":
+            run_ray(todo, rundir, options, workers, address, on_row, on_start)
+        else:
+            raise BenchError(f"unknown executor '{executor}' (local or ray)")
+    finally:
+        db.close()
+    return progress
