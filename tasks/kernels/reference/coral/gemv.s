@@ -9,7 +9,9 @@
 # widens with vwadd.vx (+0) instead of clearing the accumulators. The 32 partial sums of a row are
 # folded in halves with vadd.vv (16, 8, then 4 lanes: cheap on the two vector ALUs) and finished
 # by one vredsum.vs over 4 lanes, so the reduction unit never holds up the in-order issue. Per chunk
-# the vector multiplier is the bound (two vwmul of 4 cycles for 64 multiply-adds).
+# the vector multiplier is the bound (two vwmul of 4 cycles for 64 multiply-adds); the loads of the
+# next chunk are software-pipelined into the current one, each right after the last use of its
+# register, so the in-order issue never waits on the load/store unit.
         .text
         .globl gemv
 gemv:
@@ -19,32 +21,39 @@ gemv:
 gv_m:
         add     t1, t0, a4              # t1 = a[m+1, 0]
         mv      t2, a1                  # t2 = x[k0]
-        mv      t3, a4                  # t3 = columns left
-        vsetvli t4, t3, e8, m2, ta, ma
+        vsetvli t4, a4, e8, m2, ta, ma
+        mv      t5, t4                  # t5 = lanes in use (the first chunk's vl)
         vle8.v  v24, (t2)
         vle8.v  v26, (t0)
+        vle8.v  v28, (t1)
+        add     t0, t0, t4
+        add     t1, t1, t4
+        add     t2, t2, t4
+        sub     t3, a4, t4              # t3 = columns after this chunk
         vwmul.vv v16, v26, v24
-        vle8.v  v28, (t1)               # loads while the multiplier works (the core issues in order)
+        vle8.v  v26, (t0)               # the next chunk's loads, each after its register's last use
         vwmul.vv v20, v28, v24
+        vle8.v  v28, (t1)
         vsetvli zero, zero, e16, m4, ta, ma
         vwadd.vx v0, v16, zero          # acc = widen(product): no clearing pass
         vwadd.vx v8, v20, zero
-        mv      t5, t4                  # t5 = lanes in use (the first chunk's vl)
-        j       2f
-1:      vsetvli t4, t3, e8, m2, ta, ma
         vle8.v  v24, (t2)
-        vle8.v  v26, (t0)
-        vwmul.vv v16, v26, v24
-        vle8.v  v28, (t1)               # loads while the multiplier works (the core issues in order)
-        vwmul.vv v20, v28, v24
-        vsetvli zero, zero, e16, m4, ta, ma
-        vwadd.wv v0, v0, v16
-        vwadd.wv v8, v8, v20
-2:      add     t0, t0, t4
+        beqz    t3, 2f
+1:      vsetvli t4, t3, e8, m2, ta, ma
+        add     t0, t0, t4
         add     t1, t1, t4
         add     t2, t2, t4
         sub     t3, t3, t4
+        vwmul.vv v16, v26, v24
+        vle8.v  v26, (t0)               # (one chunk past the last: harmless reads)
+        vwmul.vv v20, v28, v24
+        vle8.v  v28, (t1)
+        vsetvli zero, zero, e16, m4, ta, ma
+        vwadd.wv v0, v0, v16
+        vwadd.wv v8, v8, v20
+        vle8.v  v24, (t2)
         bnez    t3, 1b
+2:
         li      t6, 32
         bne     t5, t6, 3f              # fewer than 32 lanes: reduce them directly
         vsetivli zero, 16, e32, m4, ta, ma
