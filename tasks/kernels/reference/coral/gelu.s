@@ -12,9 +12,11 @@
 # f32 evaluation: at most 9.8e-08 absolute (|y - gelu(x)| <= 2.9e-07), far inside the tolerance.
 # Cost per element: 7 FP operations (scale, convert, u, 3 FMAs, product) and 7 loads/stores (x, 5
 # table words, y), so the FPU and the load/store port are both the bound. The core issues in order,
-# so 7 elements are interleaved by a list schedule (computed offline from the latencies: load 2,
-# FP 3) in which no instruction waits for an operand: 67 issue cycles per 7 elements. N mod 7
-# leftovers take a one-element loop.
+# so the loop is software-pipelined by hand-checked modulo scheduling (computed offline from the
+# latencies: load 2, FP 3, ALU 1): one element enters every 7 cycles, its 7 FP operations and 7
+# memory operations on distinct slots of the 7-cycle period, 7 elements (registers rotate) per
+# 49-cycle loop step, no instruction waiting for an operand. N mod 7 leftovers take a
+# one-element loop.
 
         .text
         .globl gelu
@@ -37,138 +39,278 @@ gelu:
         li      a4, 89                  # a4 = the last table entry
         la      a5, gelu_tab
         li      a3, 7
-        blt     a2, a3, 5f
-1:                                      # 7 elements, list-scheduled (67 issue cycles)
+        divu    a6, a2, a3              # a6 = groups of 7
+        remu    a2, a2, a3              # a2 = leftovers
+        beqz    a6, 5f
+        # 7 elements a step, software-pipelined: one element enters every 7 cycles
+        # prologue step 0
         flw     f0, 0(a0)
-        addi    a2, a2, -7
-        flw     f1, 4(a0)
-        flw     f2, 8(a0)
         fmadd.s f7, f0, f24, f25
-        flw     f3, 12(a0)
-        fmadd.s f10, f1, f24, f25
-        flw     f4, 16(a0)
-        fmadd.s f11, f2, f24, f25
-        flw     f5, 20(a0)
-        fmadd.s f12, f3, f24, f25
-        flw     f6, 24(a0)
-        fmadd.s f13, f4, f24, f25
-        addi    a0, a0, 28
-        fmadd.s f14, f5, f24, f25
-        fmadd.s f15, f6, f24, f25
+        flw     f1, 4(a0)
         fcvt.w.s t0, f7, rtz
-        fcvt.w.s t1, f10, rtz
-        fcvt.w.s t2, f11, rtz
-        fcvt.w.s t3, f12, rtz
         max     t0, t0, zero
-        fcvt.w.s t4, f13, rtz
-        max     t1, t1, zero
         minu    t0, t0, a4
-        fcvt.w.s t5, f14, rtz
-        max     t2, t2, zero
-        minu    t1, t1, a4
+        fmadd.s f10, f1, f24, f25
         slli    t0, t0, 5
-        fcvt.w.s t6, f15, rtz
-        max     t3, t3, zero
-        minu    t2, t2, a4
-        slli    t1, t1, 5
-        max     t4, t4, zero
-        minu    t3, t3, a4
-        slli    t2, t2, 5
         add     t0, t0, a5
-        max     t5, t5, zero
-        minu    t4, t4, a4
-        slli    t3, t3, 5
-        add     t1, t1, a5
-        max     t6, t6, zero
-        minu    t5, t5, a4
-        slli    t4, t4, 5
-        add     t2, t2, a5
-        minu    t6, t6, a4
-        slli    t5, t5, 5
-        add     t3, t3, a5
-        add     t4, t4, a5
-        slli    t6, t6, 5
-        add     t5, t5, a5
+        flw     f2, 8(a0)
+        fcvt.w.s t1, f10, rtz
         flw     f9, 0(t0)
-        add     t6, t6, a5
-        flw     f18, 0(t1)
-        flw     f19, 0(t2)
-        fsub.s  f7, f0, f9
-        flw     f20, 0(t3)
-        fsub.s  f10, f1, f18
-        flw     f21, 0(t4)
-        fsub.s  f11, f2, f19
-        flw     f22, 0(t5)
-        fsub.s  f12, f3, f20
-        flw     f23, 0(t6)
-        fsub.s  f13, f4, f21
-        fsub.s  f14, f5, f22
         flw     f16, 16(t0)
-        fsub.s  f15, f6, f23
+        fsub.s  f7, f0, f9
+        max     t1, t1, zero
         flw     f9, 12(t0)
-        flw     f17, 16(t1)
-        flw     f18, 12(t1)
+        minu    t1, t1, a4
+        fmadd.s f11, f2, f24, f25
+        slli    t1, t1, 5
         fmadd.s f16, f16, f7, f9
-        flw     f28, 16(t2)
-        flw     f19, 12(t2)
-        fmadd.s f17, f17, f10, f18
-        flw     f29, 16(t3)
-        flw     f20, 12(t3)
-        fmadd.s f28, f28, f11, f19
-        flw     f30, 16(t4)
-        flw     f21, 12(t4)
-        fmadd.s f29, f29, f12, f20
-        flw     f31, 16(t5)
-        flw     f22, 12(t5)
-        fmadd.s f30, f30, f13, f21
-        flw     f8, 16(t6)
-        flw     f23, 12(t6)
-        fmadd.s f31, f31, f14, f22
+        add     t1, t1, a5
+        flw     f3, 12(a0)
         flw     f9, 8(t0)
-        fmadd.s f8, f8, f15, f23
-        flw     f18, 8(t1)
-        flw     f19, 8(t2)
+        fcvt.w.s t2, f11, rtz
+        flw     f18, 0(t1)
         fmadd.s f16, f16, f7, f9
-        flw     f20, 8(t3)
-        fmadd.s f17, f17, f10, f18
-        flw     f21, 8(t4)
-        fmadd.s f28, f28, f11, f19
-        flw     f22, 8(t5)
-        fmadd.s f29, f29, f12, f20
-        flw     f23, 8(t6)
-        fmadd.s f30, f30, f13, f21
-        fmadd.s f31, f31, f14, f22
+        flw     f17, 16(t1)
         flw     f9, 4(t0)
-        fmadd.s f8, f8, f15, f23
-        flw     f18, 4(t1)
-        flw     f19, 4(t2)
+        fsub.s  f10, f1, f18
+        max     t2, t2, zero
+        flw     f18, 12(t1)
+        minu    t2, t2, a4
+        fmadd.s f12, f3, f24, f25
         fmadd.s f16, f16, f7, f9
-        flw     f20, 4(t3)
+        slli    t2, t2, 5
         fmadd.s f17, f17, f10, f18
-        flw     f21, 4(t4)
+        add     t2, t2, a5
+        flw     f4, 16(a0)
+        flw     f18, 8(t1)
+        fcvt.w.s t3, f12, rtz
+        fmul.s  f16, f0, f16
+        flw     f19, 0(t2)
+        fmadd.s f17, f17, f10, f18
+        flw     f28, 16(t2)
+        flw     f18, 4(t1)
+        fsub.s  f11, f2, f19
+        max     t3, t3, zero
+        flw     f19, 12(t2)
+        minu    t3, t3, a4
+        fmadd.s f13, f4, f24, f25
+        fsw     f16, 0(a1)
+        fmadd.s f17, f17, f10, f18
+        slli    t3, t3, 5
         fmadd.s f28, f28, f11, f19
-        flw     f22, 4(t5)
+        add     t3, t3, a5
+        flw     f5, 20(a0)
+        flw     f19, 8(t2)
+        fcvt.w.s t4, f13, rtz
+        fmul.s  f17, f1, f17
+        flw     f20, 0(t3)
+        fmadd.s f28, f28, f11, f19
+        flw     f29, 16(t3)
+        flw     f19, 4(t2)
+        fsub.s  f12, f3, f20
+        max     t4, t4, zero
+        flw     f20, 12(t3)
+        minu    t4, t4, a4
+        fmadd.s f14, f5, f24, f25
+        fsw     f17, 4(a1)
+        fmadd.s f28, f28, f11, f19
+        slli    t4, t4, 5
         fmadd.s f29, f29, f12, f20
-        flw     f23, 4(t6)
+        add     t4, t4, a5
+        flw     f6, 24(a0)
+        flw     f20, 8(t3)
+        fcvt.w.s t5, f14, rtz
+        fmul.s  f28, f2, f28
+        flw     f21, 0(t4)
+        fmadd.s f29, f29, f12, f20
+        flw     f30, 16(t4)
+        flw     f20, 4(t3)
+        fsub.s  f13, f4, f21
+        max     t5, t5, zero
+        flw     f21, 12(t4)
+        minu    t5, t5, a4
+        fmadd.s f15, f6, f24, f25
+        fsw     f28, 8(a1)
+        fmadd.s f29, f29, f12, f20
+        slli    t5, t5, 5
+        addi    a0, a0, 28
+        addi    a1, a1, 28
+        addi    a6, a6, -1
+        beqz    a6, gelu_loop_epi
+gelu_loop:
+        flw     f0, 0(a0)
         fmadd.s f30, f30, f13, f21
+        add     t5, t5, a5
+        flw     f21, 8(t4)
+        fcvt.w.s t6, f15, rtz
+        fmul.s  f29, f3, f29
+        flw     f22, 0(t5)
+        fmadd.s f30, f30, f13, f21
+        flw     f31, 16(t5)
+        flw     f21, 4(t4)
+        fsub.s  f14, f5, f22
+        max     t6, t6, zero
+        fmadd.s f7, f0, f24, f25
+        flw     f22, 12(t5)
+        minu    t6, t6, a4
+        fsw     f29, -16(a1)
+        fmadd.s f30, f30, f13, f21
+        slli    t6, t6, 5
+        flw     f1, 4(a0)
+        fmadd.s f31, f31, f14, f22
+        add     t6, t6, a5
+        fcvt.w.s t0, f7, rtz
+        flw     f22, 8(t5)
+        fmul.s  f30, f4, f30
+        flw     f23, 0(t6)
+        fmadd.s f31, f31, f14, f22
+        flw     f8, 16(t6)
+        max     t0, t0, zero
+        flw     f22, 4(t5)
+        fsub.s  f15, f6, f23
+        minu    t0, t0, a4
+        fmadd.s f10, f1, f24, f25
+        flw     f23, 12(t6)
+        slli    t0, t0, 5
+        fsw     f30, -12(a1)
+        fmadd.s f31, f31, f14, f22
+        add     t0, t0, a5
+        flw     f2, 8(a0)
+        fmadd.s f8, f8, f15, f23
+        fcvt.w.s t1, f10, rtz
+        flw     f23, 8(t6)
+        flw     f9, 0(t0)
+        fmul.s  f31, f5, f31
+        flw     f16, 16(t0)
+        fmadd.s f8, f8, f15, f23
+        fsub.s  f7, f0, f9
+        max     t1, t1, zero
+        flw     f23, 4(t6)
+        flw     f9, 12(t0)
+        minu    t1, t1, a4
+        fmadd.s f11, f2, f24, f25
+        slli    t1, t1, 5
+        fsw     f31, -8(a1)
+        fmadd.s f8, f8, f15, f23
+        fmadd.s f16, f16, f7, f9
+        add     t1, t1, a5
+        flw     f3, 12(a0)
+        flw     f9, 8(t0)
+        fcvt.w.s t2, f11, rtz
+        flw     f18, 0(t1)
+        fmul.s  f8, f6, f8
+        fmadd.s f16, f16, f7, f9
+        flw     f17, 16(t1)
+        flw     f9, 4(t0)
+        fsub.s  f10, f1, f18
+        max     t2, t2, zero
+        flw     f18, 12(t1)
+        minu    t2, t2, a4
+        fmadd.s f12, f3, f24, f25
+        fmadd.s f16, f16, f7, f9
+        slli    t2, t2, 5
+        fsw     f8, -4(a1)
+        fmadd.s f17, f17, f10, f18
+        add     t2, t2, a5
+        flw     f4, 16(a0)
+        flw     f18, 8(t1)
+        fcvt.w.s t3, f12, rtz
+        fmul.s  f16, f0, f16
+        flw     f19, 0(t2)
+        fmadd.s f17, f17, f10, f18
+        flw     f28, 16(t2)
+        flw     f18, 4(t1)
+        fsub.s  f11, f2, f19
+        max     t3, t3, zero
+        flw     f19, 12(t2)
+        minu    t3, t3, a4
+        fmadd.s f13, f4, f24, f25
+        fsw     f16, 0(a1)
+        fmadd.s f17, f17, f10, f18
+        slli    t3, t3, 5
+        fmadd.s f28, f28, f11, f19
+        add     t3, t3, a5
+        flw     f5, 20(a0)
+        flw     f19, 8(t2)
+        fcvt.w.s t4, f13, rtz
+        fmul.s  f17, f1, f17
+        flw     f20, 0(t3)
+        fmadd.s f28, f28, f11, f19
+        flw     f29, 16(t3)
+        flw     f19, 4(t2)
+        fsub.s  f12, f3, f20
+        max     t4, t4, zero
+        flw     f20, 12(t3)
+        minu    t4, t4, a4
+        fmadd.s f14, f5, f24, f25
+        fsw     f17, 4(a1)
+        fmadd.s f28, f28, f11, f19
+        slli    t4, t4, 5
+        fmadd.s f29, f29, f12, f20
+        add     t4, t4, a5
+        flw     f6, 24(a0)
+        flw     f20, 8(t3)
+        fcvt.w.s t5, f14, rtz
+        fmul.s  f28, f2, f28
+        flw     f21, 0(t4)
+        fmadd.s f29, f29, f12, f20
+        flw     f30, 16(t4)
+        flw     f20, 4(t3)
+        fsub.s  f13, f4, f21
+        max     t5, t5, zero
+        flw     f21, 12(t4)
+        minu    t5, t5, a4
+        fmadd.s f15, f6, f24, f25
+        fsw     f28, 8(a1)
+        fmadd.s f29, f29, f12, f20
+        slli    t5, t5, 5
+        addi    a0, a0, 28
+        addi    a1, a1, 28
+        addi    a6, a6, -1
+        bnez    a6, gelu_loop
+gelu_loop_epi:
+        # epilogue step 1
+        fmadd.s f30, f30, f13, f21
+        add     t5, t5, a5
+        flw     f21, 8(t4)
+        fcvt.w.s t6, f15, rtz
+        fmul.s  f29, f3, f29
+        flw     f22, 0(t5)
+        fmadd.s f30, f30, f13, f21
+        flw     f31, 16(t5)
+        flw     f21, 4(t4)
+        fsub.s  f14, f5, f22
+        max     t6, t6, zero
+        flw     f22, 12(t5)
+        minu    t6, t6, a4
+        fsw     f29, -16(a1)
+        fmadd.s f30, f30, f13, f21
+        slli    t6, t6, 5
+        fmadd.s f31, f31, f14, f22
+        add     t6, t6, a5
+        flw     f22, 8(t5)
+        fmul.s  f30, f4, f30
+        flw     f23, 0(t6)
+        fmadd.s f31, f31, f14, f22
+        flw     f8, 16(t6)
+        flw     f22, 4(t5)
+        fsub.s  f15, f6, f23
+        flw     f23, 12(t6)
+        fsw     f30, -12(a1)
         fmadd.s f31, f31, f14, f22
         fmadd.s f8, f8, f15, f23
-        fmul.s  f16, f0, f16
-        fmul.s  f17, f1, f17
-        fmul.s  f28, f2, f28
-        fmul.s  f29, f3, f29
-        fsw     f16, 0(a1)
-        fmul.s  f30, f4, f30
-        fsw     f17, 4(a1)
+        flw     f23, 8(t6)
         fmul.s  f31, f5, f31
-        fsw     f28, 8(a1)
+        fmadd.s f8, f8, f15, f23
+        flw     f23, 4(t6)
+        fsw     f31, -8(a1)
+        fmadd.s f8, f8, f15, f23
         fmul.s  f8, f6, f8
-        fsw     f29, 12(a1)
-        fsw     f30, 16(a1)
-        fsw     f31, 20(a1)
-        fsw     f8, 24(a1)
+        fsw     f8, -4(a1)
+        addi    a0, a0, 28
         addi    a1, a1, 28
-        bge     a2, a3, 1b
+        addi    a0, a0, -28
+        addi    a1, a1, -28
 5:      beqz    a2, 9f                  # the N mod 7 leftovers, one at a time
 6:
         flw     f0, 0(a0)
