@@ -5,18 +5,21 @@
 #
 # Algorithm, per row, three passes over groups of 8 elements; the core issues in order, so each
 # group is a list schedule computed offline from the latencies (load 2, FP 3) in which no
-# instruction waits for an operand (10, 83 and 16 issue cycles per group for the passes).
+# instruction waits for an operand (10, 64 and 16 issue cycles per group of 8 for the passes).
 #  1. max: 4 partial fmax.s chains, combined at the end of the row.
-#  2. e = exp(x - max), stored to y and added into 2 partial sums. exp by table-driven range
+#  2. e = exp(x - max), stored to y and summed. exp by table-driven range
 #     reduction: k = t * 32/ln2 + 1.5*2^23 rounds t*32/ln2 to an integer n held in k's low mantissa
 #     bits (k - 1.5*2^23 = n exactly); r = t - n * ln2/32, |r| <= ln2/64; e^r = 1 + w with
 #     w = r * (1 + r/2) (error < 2.2e-7 relative for |r| <= 0.0109); 2^(n/32) = 2^(n >> 5) * T[n & 31],
-#     T the 32 f32 values 2^(j/32), is built in the integer unit from fmv.x.w(k):
+#     T the 32 f32 values 2^(j/32), is built in the integer unit from the bits of k:
 #     bits(T[n & 31]) + ((n >> 5) << 23) (the exponent field of 1.5*2^23 vanishes in the shift), with
 #     n clamped to >= -4032 first (Zbb max; 2^(n/32) stays a normal float, e^-87 ~ 1.6e-38 where it
 #     applies); e = 2^(n/32) + 2^(n/32) * w (one FMA). Relative error below 5e-7, plus up to
 #     4e-6 * |t| / 87 from rounding ln2/32 to f32 (only on values below e^-10 of the row's largest).
-#     10 FP operations an element.
+#     The two moves between the FP and integer registers go through y[i] in memory (fsw/lw,
+#     sw/flw), which the load/store port can afford: 8 FP operations and 7 memory operations an
+#     element. The loop is software-pipelined by modulo scheduling (computed offline): one element
+#     enters every 8 cycles, each unit's operations on distinct slots of the period.
 #  3. y = e * (1 / sum): one fdiv.s per row, then loads, products and stores.
 
         .text
@@ -90,174 +93,377 @@ sm_max:
         fmax.s  f10, f10, f11
         fmax.s  f24, f8, f10
         fmv.w.x f30, zero
-        fmv.w.x f31, zero
         mv      a4, a0
         mv      a6, a1
-sm_exp:
+        srli    s9, a3, 3               # s9 = groups of 8
+        # prologue step 0
         flw     f0, 0(a4)
-        flw     f1, 4(a4)
         fsub.s  f0, f0, f24
-        flw     f2, 8(a4)
-        fsub.s  f1, f1, f24
-        flw     f3, 12(a4)
-        fsub.s  f2, f2, f24
-        flw     f4, 16(a4)
         fmadd.s f8, f0, f25, f26
-        flw     f5, 20(a4)
-        fmadd.s f9, f1, f25, f26
-        flw     f6, 24(a4)
-        fsub.s  f3, f3, f24
-        flw     f7, 28(a4)
-        addi    a4, a4, 32
-        fmv.x.w t0, f8
-        fmv.x.w t1, f9
+        flw     f1, 4(a4)
+        fsw     f8, 0(a6)
+        fsub.s  f8, f8, f26
+        fsub.s  f1, f1, f24
+        lw      t0, 0(a6)
+        fnmsub.s f8, f8, f27, f0
         max     t0, t0, a7
-        fmadd.s f10, f2, f25, f26
-        max     t1, t1, a7
+        fmadd.s f9, f1, f25, f26
         andi    s1, t0, 31
         andi    t0, t0, -32
-        fmadd.s f11, f3, f25, f26
-        andi    s2, t1, 31
+        fmadd.s f16, f8, f28, f29
         slli    s1, s1, 2
-        andi    t1, t1, -32
-        fsub.s  f4, f4, f24
-        slli    s2, s2, 2
-        add     s1, s1, s11
         slli    t0, t0, 18
-        fsub.s  f5, f5, f24
-        add     s2, s2, s11
-        lw      s1, 0(s1)
-        slli    t1, t1, 18
-        fsub.s  f8, f8, f26
-        lw      s2, 0(s2)
+        flw     f2, 8(a4)
+        add     s1, s1, s11
+        fsw     f9, 4(a6)
         fsub.s  f9, f9, f26
+        lw      s1, 0(s1)
+        fsub.s  f2, f2, f24
         add     t0, t0, s1
-        fmv.x.w t2, f10
+        lw      t1, 4(a6)
+        fnmsub.s f9, f9, f27, f1
+        sw      t0, 0(a6)
+        fmul.s  f8, f8, f16
+        flw     f0, 0(a6)
+        max     t1, t1, a7
+        fmadd.s f10, f2, f25, f26
+        andi    s2, t1, 31
+        andi    t1, t1, -32
+        fmadd.s f17, f9, f28, f29
+        fmadd.s f0, f0, f8, f0
+        slli    s2, s2, 2
+        slli    t1, t1, 18
+        flw     f3, 12(a4)
+        add     s2, s2, s11
+        fsw     f10, 8(a6)
+        fsub.s  f10, f10, f26
+        lw      s2, 0(s2)
+        fsub.s  f3, f3, f24
+        fadd.s  f30, f30, f0
+        fsw     f0, 0(a6)
         add     t1, t1, s2
-        fmv.x.w t3, f11
+        lw      t2, 8(a6)
+        fnmsub.s f10, f10, f27, f2
+        sw      t1, 4(a6)
+        fmul.s  f9, f9, f17
+        flw     f1, 4(a6)
         max     t2, t2, a7
-        fmadd.s f12, f4, f25, f26
-        max     t3, t3, a7
+        fmadd.s f11, f3, f25, f26
         andi    s3, t2, 31
         andi    t2, t2, -32
-        fmadd.s f13, f5, f25, f26
-        andi    s4, t3, 31
+        fmadd.s f18, f10, f28, f29
+        fmadd.s f1, f1, f9, f1
         slli    s3, s3, 2
-        andi    t3, t3, -32
-        fsub.s  f6, f6, f24
-        slli    s4, s4, 2
-        add     s3, s3, s11
         slli    t2, t2, 18
-        fsub.s  f7, f7, f24
-        add     s4, s4, s11
-        lw      s3, 0(s3)
-        slli    t3, t3, 18
-        fnmsub.s f8, f8, f27, f0
-        lw      s4, 0(s4)
-        fnmsub.s f9, f9, f27, f1
-        add     t2, t2, s3
-        fsub.s  f10, f10, f26
-        add     t3, t3, s4
+        flw     f4, 16(a4)
+        add     s3, s3, s11
+        fsw     f11, 12(a6)
         fsub.s  f11, f11, f26
-        fmv.x.w t4, f12
-        fmv.x.w t5, f13
+        lw      s3, 0(s3)
+        fsub.s  f4, f4, f24
+        fadd.s  f30, f30, f1
+        fsw     f1, 4(a6)
+        add     t2, t2, s3
+        lw      t3, 12(a6)
+        fnmsub.s f11, f11, f27, f3
+        sw      t2, 8(a6)
+        fmul.s  f10, f10, f18
+        flw     f2, 8(a6)
+        max     t3, t3, a7
+        fmadd.s f12, f4, f25, f26
+        andi    s4, t3, 31
+        andi    t3, t3, -32
+        fmadd.s f19, f11, f28, f29
+        fmadd.s f2, f2, f10, f2
+        slli    s4, s4, 2
+        slli    t3, t3, 18
+        flw     f5, 20(a4)
+        add     s4, s4, s11
+        fsw     f12, 16(a6)
+        fsub.s  f12, f12, f26
+        lw      s4, 0(s4)
+        fsub.s  f5, f5, f24
+        fadd.s  f30, f30, f2
+        fsw     f2, 8(a6)
+        add     t3, t3, s4
+        lw      t4, 16(a6)
+        fnmsub.s f12, f12, f27, f4
+        sw      t3, 12(a6)
+        fmul.s  f11, f11, f19
+        flw     f3, 12(a6)
         max     t4, t4, a7
-        fmadd.s f14, f6, f25, f26
-        max     t5, t5, a7
+        fmadd.s f13, f5, f25, f26
         andi    s5, t4, 31
         andi    t4, t4, -32
-        fmadd.s f15, f7, f25, f26
-        andi    s6, t5, 31
+        fmadd.s f20, f12, f28, f29
+        fmadd.s f3, f3, f11, f3
         slli    s5, s5, 2
-        andi    t5, t5, -32
-        fmadd.s f16, f8, f28, f29
-        slli    s6, s6, 2
-        add     s5, s5, s11
         slli    t4, t4, 18
-        fmadd.s f17, f9, f28, f29
-        add     s6, s6, s11
-        lw      s5, 0(s5)
-        slli    t5, t5, 18
-        fnmsub.s f10, f10, f27, f2
-        lw      s6, 0(s6)
-        fnmsub.s f11, f11, f27, f3
-        add     t4, t4, s5
-        fsub.s  f12, f12, f26
-        add     t5, t5, s6
+        flw     f6, 24(a4)
+        add     s5, s5, s11
+        fsw     f13, 20(a6)
         fsub.s  f13, f13, f26
-        fmv.x.w t6, f14
-        fmv.x.w s0, f15
+        lw      s5, 0(s5)
+        fsub.s  f6, f6, f24
+        fadd.s  f30, f30, f3
+        fsw     f3, 12(a6)
+        add     t4, t4, s5
+        lw      t5, 20(a6)
+        fnmsub.s f13, f13, f27, f5
+        sw      t4, 16(a6)
+        fmul.s  f12, f12, f20
+        flw     f4, 16(a6)
+        max     t5, t5, a7
+        fmadd.s f14, f6, f25, f26
+        andi    s6, t5, 31
+        andi    t5, t5, -32
+        fmadd.s f21, f13, f28, f29
+        fmadd.s f4, f4, f12, f4
+        slli    s6, s6, 2
+        slli    t5, t5, 18
+        flw     f7, 28(a4)
+        add     s6, s6, s11
+        fsw     f14, 24(a6)
+        fsub.s  f14, f14, f26
+        lw      s6, 0(s6)
+        fsub.s  f7, f7, f24
+        fadd.s  f30, f30, f4
+        fsw     f4, 16(a6)
+        add     t5, t5, s6
+        lw      t6, 24(a6)
+        fnmsub.s f14, f14, f27, f6
+        sw      t5, 20(a6)
+        fmul.s  f13, f13, f21
+        flw     f5, 20(a6)
         max     t6, t6, a7
-        fmul.s  f8, f8, f16
-        max     s0, s0, a7
+        fmadd.s f15, f7, f25, f26
         andi    s7, t6, 31
         andi    t6, t6, -32
-        fmul.s  f9, f9, f17
-        andi    s8, s0, 31
-        slli    s7, s7, 2
-        andi    s0, s0, -32
-        fmadd.s f18, f10, f28, f29
-        slli    s8, s8, 2
-        add     s7, s7, s11
-        slli    t6, t6, 18
-        fmadd.s f19, f11, f28, f29
-        add     s8, s8, s11
-        lw      s7, 0(s7)
-        slli    s0, s0, 18
-        fnmsub.s f12, f12, f27, f4
-        lw      s8, 0(s8)
-        fnmsub.s f13, f13, f27, f5
-        add     t6, t6, s7
-        fsub.s  f14, f14, f26
-        add     s0, s0, s8
-        fsub.s  f15, f15, f26
-        fmv.w.x f0, t0
-        fmv.w.x f1, t1
-        fmadd.s f0, f0, f8, f0
-        fmadd.s f1, f1, f9, f1
-        fmul.s  f10, f10, f18
-        fmul.s  f11, f11, f19
-        fsw     f0, 0(a6)
-        fmadd.s f20, f12, f28, f29
-        fsw     f1, 4(a6)
-        fmadd.s f21, f13, f28, f29
-        fnmsub.s f14, f14, f27, f6
-        fnmsub.s f15, f15, f27, f7
-        fmv.w.x f2, t2
-        fmv.w.x f3, t3
-        fadd.s  f30, f30, f0
-        fadd.s  f31, f31, f1
-        fmadd.s f2, f2, f10, f2
-        fmadd.s f3, f3, f11, f3
-        fmul.s  f12, f12, f20
-        fmul.s  f13, f13, f21
-        fsw     f2, 8(a6)
         fmadd.s f22, f14, f28, f29
-        fsw     f3, 12(a6)
-        fmadd.s f23, f15, f28, f29
-        fmv.w.x f4, t4
-        fmv.w.x f5, t5
-        fadd.s  f30, f30, f2
-        fadd.s  f31, f31, f3
-        fmadd.s f4, f4, f12, f4
-        fmadd.s f5, f5, f13, f5
-        fmul.s  f14, f14, f22
-        fmul.s  f15, f15, f23
-        fsw     f4, 16(a6)
-        fmv.w.x f6, t6
-        fsw     f5, 20(a6)
-        fmv.w.x f7, s0
-        fadd.s  f30, f30, f4
-        fadd.s  f31, f31, f5
-        fmadd.s f6, f6, f14, f6
-        fmadd.s f7, f7, f15, f7
-        fadd.s  f30, f30, f6
-        fsw     f6, 24(a6)
-        fadd.s  f31, f31, f7
-        fsw     f7, 28(a6)
+        addi    a4, a4, 32
         addi    a6, a6, 32
-        bltu    a4, a5, sm_exp
-        fadd.s  f30, f30, f31
+        addi    s9, s9, -1
+        beqz    s9, sm_exp_epi
+sm_exp:
+        flw     f0, 0(a4)
+        fmadd.s f5, f5, f13, f5
+        slli    s7, s7, 2
+        slli    t6, t6, 18
+        add     s7, s7, s11
+        fsw     f15, -4(a6)
+        fsub.s  f15, f15, f26
+        fsub.s  f0, f0, f24
+        lw      s7, 0(s7)
+        fadd.s  f30, f30, f5
+        fsw     f5, -12(a6)
+        add     t6, t6, s7
+        lw      s0, -4(a6)
+        fnmsub.s f15, f15, f27, f7
+        sw      t6, -8(a6)
+        fmul.s  f14, f14, f22
+        fmadd.s f8, f0, f25, f26
+        flw     f6, -8(a6)
+        max     s0, s0, a7
+        andi    s8, s0, 31
+        andi    s0, s0, -32
+        fmadd.s f23, f15, f28, f29
+        flw     f1, 4(a4)
+        fmadd.s f6, f6, f14, f6
+        slli    s8, s8, 2
+        slli    s0, s0, 18
+        fsw     f8, 0(a6)
+        fsub.s  f8, f8, f26
+        add     s8, s8, s11
+        fsub.s  f1, f1, f24
+        lw      s8, 0(s8)
+        fadd.s  f30, f30, f6
+        fsw     f6, -8(a6)
+        lw      t0, 0(a6)
+        fnmsub.s f8, f8, f27, f0
+        add     s0, s0, s8
+        sw      s0, -4(a6)
+        fmul.s  f15, f15, f23
+        max     t0, t0, a7
+        fmadd.s f9, f1, f25, f26
+        flw     f7, -4(a6)
+        andi    s1, t0, 31
+        andi    t0, t0, -32
+        fmadd.s f16, f8, f28, f29
+        slli    s1, s1, 2
+        slli    t0, t0, 18
+        flw     f2, 8(a4)
+        fmadd.s f7, f7, f15, f7
+        add     s1, s1, s11
+        fsw     f9, 4(a6)
+        fsub.s  f9, f9, f26
+        lw      s1, 0(s1)
+        fsub.s  f2, f2, f24
+        fadd.s  f30, f30, f7
+        fsw     f7, -4(a6)
+        add     t0, t0, s1
+        lw      t1, 4(a6)
+        fnmsub.s f9, f9, f27, f1
+        sw      t0, 0(a6)
+        fmul.s  f8, f8, f16
+        flw     f0, 0(a6)
+        max     t1, t1, a7
+        fmadd.s f10, f2, f25, f26
+        andi    s2, t1, 31
+        andi    t1, t1, -32
+        fmadd.s f17, f9, f28, f29
+        fmadd.s f0, f0, f8, f0
+        slli    s2, s2, 2
+        slli    t1, t1, 18
+        flw     f3, 12(a4)
+        add     s2, s2, s11
+        fsw     f10, 8(a6)
+        fsub.s  f10, f10, f26
+        lw      s2, 0(s2)
+        fsub.s  f3, f3, f24
+        fadd.s  f30, f30, f0
+        fsw     f0, 0(a6)
+        add     t1, t1, s2
+        lw      t2, 8(a6)
+        fnmsub.s f10, f10, f27, f2
+        sw      t1, 4(a6)
+        fmul.s  f9, f9, f17
+        flw     f1, 4(a6)
+        max     t2, t2, a7
+        fmadd.s f11, f3, f25, f26
+        andi    s3, t2, 31
+        andi    t2, t2, -32
+        fmadd.s f18, f10, f28, f29
+        fmadd.s f1, f1, f9, f1
+        slli    s3, s3, 2
+        slli    t2, t2, 18
+        flw     f4, 16(a4)
+        add     s3, s3, s11
+        fsw     f11, 12(a6)
+        fsub.s  f11, f11, f26
+        lw      s3, 0(s3)
+        fsub.s  f4, f4, f24
+        fadd.s  f30, f30, f1
+        fsw     f1, 4(a6)
+        add     t2, t2, s3
+        lw      t3, 12(a6)
+        fnmsub.s f11, f11, f27, f3
+        sw      t2, 8(a6)
+        fmul.s  f10, f10, f18
+        flw     f2, 8(a6)
+        max     t3, t3, a7
+        fmadd.s f12, f4, f25, f26
+        andi    s4, t3, 31
+        andi    t3, t3, -32
+        fmadd.s f19, f11, f28, f29
+        fmadd.s f2, f2, f10, f2
+        slli    s4, s4, 2
+        slli    t3, t3, 18
+        flw     f5, 20(a4)
+        add     s4, s4, s11
+        fsw     f12, 16(a6)
+        fsub.s  f12, f12, f26
+        lw      s4, 0(s4)
+        fsub.s  f5, f5, f24
+        fadd.s  f30, f30, f2
+        fsw     f2, 8(a6)
+        add     t3, t3, s4
+        lw      t4, 16(a6)
+        fnmsub.s f12, f12, f27, f4
+        sw      t3, 12(a6)
+        fmul.s  f11, f11, f19
+        flw     f3, 12(a6)
+        max     t4, t4, a7
+        fmadd.s f13, f5, f25, f26
+        andi    s5, t4, 31
+        andi    t4, t4, -32
+        fmadd.s f20, f12, f28, f29
+        fmadd.s f3, f3, f11, f3
+        slli    s5, s5, 2
+        slli    t4, t4, 18
+        flw     f6, 24(a4)
+        add     s5, s5, s11
+        fsw     f13, 20(a6)
+        fsub.s  f13, f13, f26
+        lw      s5, 0(s5)
+        fsub.s  f6, f6, f24
+        fadd.s  f30, f30, f3
+        fsw     f3, 12(a6)
+        add     t4, t4, s5
+        lw      t5, 20(a6)
+        fnmsub.s f13, f13, f27, f5
+        sw      t4, 16(a6)
+        fmul.s  f12, f12, f20
+        flw     f4, 16(a6)
+        max     t5, t5, a7
+        fmadd.s f14, f6, f25, f26
+        andi    s6, t5, 31
+        andi    t5, t5, -32
+        fmadd.s f21, f13, f28, f29
+        fmadd.s f4, f4, f12, f4
+        slli    s6, s6, 2
+        slli    t5, t5, 18
+        flw     f7, 28(a4)
+        add     s6, s6, s11
+        fsw     f14, 24(a6)
+        fsub.s  f14, f14, f26
+        lw      s6, 0(s6)
+        fsub.s  f7, f7, f24
+        fadd.s  f30, f30, f4
+        fsw     f4, 16(a6)
+        add     t5, t5, s6
+        lw      t6, 24(a6)
+        fnmsub.s f14, f14, f27, f6
+        sw      t5, 20(a6)
+        fmul.s  f13, f13, f21
+        flw     f5, 20(a6)
+        max     t6, t6, a7
+        fmadd.s f15, f7, f25, f26
+        andi    s7, t6, 31
+        andi    t6, t6, -32
+        fmadd.s f22, f14, f28, f29
+        addi    a4, a4, 32
+        addi    a6, a6, 32
+        addi    s9, s9, -1
+        bnez    s9, sm_exp
+sm_exp_epi:
+        # epilogue step 1
+        fmadd.s f5, f5, f13, f5
+        slli    s7, s7, 2
+        slli    t6, t6, 18
+        add     s7, s7, s11
+        fsw     f15, -4(a6)
+        fsub.s  f15, f15, f26
+        lw      s7, 0(s7)
+        fadd.s  f30, f30, f5
+        fsw     f5, -12(a6)
+        add     t6, t6, s7
+        lw      s0, -4(a6)
+        fnmsub.s f15, f15, f27, f7
+        sw      t6, -8(a6)
+        fmul.s  f14, f14, f22
+        flw     f6, -8(a6)
+        max     s0, s0, a7
+        andi    s8, s0, 31
+        andi    s0, s0, -32
+        fmadd.s f23, f15, f28, f29
+        fmadd.s f6, f6, f14, f6
+        slli    s8, s8, 2
+        slli    s0, s0, 18
+        add     s8, s8, s11
+        lw      s8, 0(s8)
+        fadd.s  f30, f30, f6
+        fsw     f6, -8(a6)
+        add     s0, s0, s8
+        sw      s0, -4(a6)
+        fmul.s  f15, f15, f23
+        flw     f7, -4(a6)
+        fmadd.s f7, f7, f15, f7
+        fadd.s  f30, f30, f7
+        fsw     f7, -4(a6)
+        addi    a4, a4, 32
+        addi    a6, a6, 32
+        addi    a4, a4, -32
+        addi    a6, a6, -32
         fdiv.s  f30, f29, f30           # 1 / sum
         mv      a6, a1
         add     a5, a1, s10
