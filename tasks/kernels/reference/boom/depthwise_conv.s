@@ -4,7 +4,12 @@
 # Entry: a0 = x, a1 = w, a2 = y, a3 = C, a4 = H, a5 = W, a6 = K. Needs OH >= 2 and OW >= 4
 # (every configuration has OH = OW >= 6).
 #
-# Algorithm: a tile of 2 output rows x 4 output columns lives in 8 FP registers. The K*K taps run
+# Algorithm: a tile of 2 output rows x 4 output columns lives in 8 FP registers.
+# K = 3 (every configuration) has its own path: the channel's 9 weights stay in registers, and each
+# of the tile's 4 input rows is loaded once (6 values) and feeds every tap that touches it: 24
+# loads and 72 FMAs per tile (the first product of each output by fmul), so the one FP pipe is the
+# bound: one FMA a cycle, the roofline.
+# Any other K takes the general path: the K*K taps run
 # as one flat loop (a short kx loop would pay a mispredicted exit every row of taps) over a table
 # of byte offsets (ky*W + kx)*4 built on the stack; the next tap's offset is loaded a step ahead.
 # Every tap loads its weight and the 8 inputs under the tile (two row pointers, immediate offsets)
@@ -36,6 +41,8 @@ depthwise_conv:
         addi    a7, s0, -2              # a7 = OH-2: the last tile's row
         addi    a4, s1, -4              # a4 = OW-4: the last tile's column
         mul     a5, s0, t6              # a5 = OH*OW*4: one output channel
+        li      t0, 3
+        beq     a6, t0, dw3             # the 3x3 fast path
         addi    t0, t5, 15
         andi    s7, t0, -16             # s7 = the tap table's bytes, 16-aligned
         sub     sp, sp, s7
@@ -130,6 +137,7 @@ dw_j:
         addi    t0, t0, 15
         andi    t0, t0, -16
         add     sp, sp, t0
+dw_done:
         ld      s0, 0(sp)
         ld      s1, 8(sp)
         ld      s2, 16(sp)
@@ -140,3 +148,168 @@ dw_j:
         ld      s7, 56(sp)
         addi    sp, sp, 64
         ret
+dw3:                                    # K == 3: the taps' weights in registers, inputs reused across taps
+        addi    sp, sp, -80
+        fsd     fs0, 0(sp)
+        fsd     fs1, 8(sp)
+        fsd     fs2, 16(sp)
+        fsd     fs3, 24(sp)
+        fsd     fs4, 32(sp)
+        fsd     fs5, 40(sp)
+        fsd     fs6, 48(sp)
+        fsd     fs7, 56(sp)
+        fsd     fs8, 64(sp)
+dw3_c:
+        flw     fs0, 0(a1)
+        flw     fs1, 4(a1)
+        flw     fs2, 8(a1)
+        flw     fs3, 12(a1)
+        flw     fs4, 16(a1)
+        flw     fs5, 20(a1)
+        flw     fs6, 24(a1)
+        flw     fs7, 28(a1)
+        flw     fs8, 32(a1)
+        mv      s2, zero                # s2 = oy
+dw3_oy:
+        ble     s2, a7, 1f
+        mv      s2, a7
+1:      mv      s3, zero                # s3 = ox
+dw3_ox:
+        ble     s3, a4, 2f
+        mv      s3, a4
+2:      mul     t0, s2, t2
+        slli    t1, s3, 2
+        add     t0, t0, t1
+        add     t0, t0, a0              # t0 = x[c, oy, ox]
+        add     t1, t0, t2
+        add     a6, t1, t2
+        add     s4, a6, t2              # input rows oy .. oy+3
+        flw     ft0, 0(t0)
+        flw     ft1, 4(t0)
+        flw     ft2, 8(t0)
+        flw     ft3, 12(t0)
+        flw     ft4, 16(t0)
+        flw     ft5, 20(t0)
+        fmul.s  fa0, fs0, ft0
+        fmul.s  fa1, fs0, ft1
+        fmul.s  fa2, fs0, ft2
+        fmul.s  fa3, fs0, ft3
+        fmadd.s fa0, fs1, ft1, fa0
+        fmadd.s fa1, fs1, ft2, fa1
+        fmadd.s fa2, fs1, ft3, fa2
+        fmadd.s fa3, fs1, ft4, fa3
+        fmadd.s fa0, fs2, ft2, fa0
+        fmadd.s fa1, fs2, ft3, fa1
+        fmadd.s fa2, fs2, ft4, fa2
+        fmadd.s fa3, fs2, ft5, fa3
+        flw     ft0, 0(t1)
+        flw     ft1, 4(t1)
+        flw     ft2, 8(t1)
+        flw     ft3, 12(t1)
+        flw     ft4, 16(t1)
+        flw     ft5, 20(t1)
+        fmul.s  fa4, fs0, ft0
+        fmul.s  fa5, fs0, ft1
+        fmul.s  fa6, fs0, ft2
+        fmul.s  fa7, fs0, ft3
+        fmadd.s fa4, fs1, ft1, fa4
+        fmadd.s fa5, fs1, ft2, fa5
+        fmadd.s fa6, fs1, ft3, fa6
+        fmadd.s fa7, fs1, ft4, fa7
+        fmadd.s fa4, fs2, ft2, fa4
+        fmadd.s fa5, fs2, ft3, fa5
+        fmadd.s fa6, fs2, ft4, fa6
+        fmadd.s fa7, fs2, ft5, fa7
+        fmadd.s fa0, fs3, ft0, fa0
+        fmadd.s fa1, fs3, ft1, fa1
+        fmadd.s fa2, fs3, ft2, fa2
+        fmadd.s fa3, fs3, ft3, fa3
+        fmadd.s fa0, fs4, ft1, fa0
+        fmadd.s fa1, fs4, ft2, fa1
+        fmadd.s fa2, fs4, ft3, fa2
+        fmadd.s fa3, fs4, ft4, fa3
+        fmadd.s fa0, fs5, ft2, fa0
+        fmadd.s fa1, fs5, ft3, fa1
+        fmadd.s fa2, fs5, ft4, fa2
+        fmadd.s fa3, fs5, ft5, fa3
+        flw     ft0, 0(a6)
+        flw     ft1, 4(a6)
+        flw     ft2, 8(a6)
+        flw     ft3, 12(a6)
+        flw     ft4, 16(a6)
+        flw     ft5, 20(a6)
+        fmadd.s fa4, fs3, ft0, fa4
+        fmadd.s fa5, fs3, ft1, fa5
+        fmadd.s fa6, fs3, ft2, fa6
+        fmadd.s fa7, fs3, ft3, fa7
+        fmadd.s fa4, fs4, ft1, fa4
+        fmadd.s fa5, fs4, ft2, fa5
+        fmadd.s fa6, fs4, ft3, fa6
+        fmadd.s fa7, fs4, ft4, fa7
+        fmadd.s fa4, fs5, ft2, fa4
+        fmadd.s fa5, fs5, ft3, fa5
+        fmadd.s fa6, fs5, ft4, fa6
+        fmadd.s fa7, fs5, ft5, fa7
+        fmadd.s fa0, fs6, ft0, fa0
+        fmadd.s fa1, fs6, ft1, fa1
+        fmadd.s fa2, fs6, ft2, fa2
+        fmadd.s fa3, fs6, ft3, fa3
+        fmadd.s fa0, fs7, ft1, fa0
+        fmadd.s fa1, fs7, ft2, fa1
+        fmadd.s fa2, fs7, ft3, fa2
+        fmadd.s fa3, fs7, ft4, fa3
+        fmadd.s fa0, fs8, ft2, fa0
+        fmadd.s fa1, fs8, ft3, fa1
+        fmadd.s fa2, fs8, ft4, fa2
+        fmadd.s fa3, fs8, ft5, fa3
+        flw     ft0, 0(s4)
+        flw     ft1, 4(s4)
+        flw     ft2, 8(s4)
+        flw     ft3, 12(s4)
+        flw     ft4, 16(s4)
+        flw     ft5, 20(s4)
+        fmadd.s fa4, fs6, ft0, fa4
+        fmadd.s fa5, fs6, ft1, fa5
+        fmadd.s fa6, fs6, ft2, fa6
+        fmadd.s fa7, fs6, ft3, fa7
+        fmadd.s fa4, fs7, ft1, fa4
+        fmadd.s fa5, fs7, ft2, fa5
+        fmadd.s fa6, fs7, ft3, fa6
+        fmadd.s fa7, fs7, ft4, fa7
+        fmadd.s fa4, fs8, ft2, fa4
+        fmadd.s fa5, fs8, ft3, fa5
+        fmadd.s fa6, fs8, ft4, fa6
+        fmadd.s fa7, fs8, ft5, fa7
+        mul     t0, s2, t6
+        slli    t1, s3, 2
+        add     t0, t0, t1
+        add     t0, t0, a2              # y[c, oy, ox]
+        add     t1, t0, t6
+        fsw     fa0, 0(t0)
+        fsw     fa1, 4(t0)
+        fsw     fa2, 8(t0)
+        fsw     fa3, 12(t0)
+        fsw     fa4, 0(t1)
+        fsw     fa5, 4(t1)
+        fsw     fa6, 8(t1)
+        fsw     fa7, 12(t1)
+        addi    s3, s3, 4
+        blt     s3, s1, dw3_ox
+        addi    s2, s2, 2
+        blt     s2, s0, dw3_oy
+        add     a0, a0, t4
+        add     a1, a1, t5
+        add     a2, a2, a5
+        addi    a3, a3, -1
+        bnez    a3, dw3_c
+        fld     fs0, 0(sp)
+        fld     fs1, 8(sp)
+        fld     fs2, 16(sp)
+        fld     fs3, 24(sp)
+        fld     fs4, 32(sp)
+        fld     fs5, 40(sp)
+        fld     fs6, 48(sp)
+        fld     fs7, 56(sp)
+        fld     fs8, 64(sp)
+        addi    sp, sp, 80
+        j       dw_done
