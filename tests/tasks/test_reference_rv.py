@@ -47,3 +47,31 @@ def test_reference_kernel_is_correct_at_every_config(target, name):
         if not r.correct:
             problems.append(f"{config}: {r.summary()[:400]}")
     assert not problems, f"reference {name} on {target}:\n" + "\n".join(problems)
+
+
+# Sizes off the configurations' grid reach the kernels' general paths (tails, non-3x3 taps), which
+# no configuration exercises: (target, task, configuration variables).
+OFF_GRID = [
+    ("boom", "relu", {"N": 1003}),
+    ("boom", "silu", {"N": 1003}),
+    ("boom", "gelu", {"N": 1003}),
+    ("coral", "relu", {"N": 1003}),
+    ("coral", "silu", {"N": 1003}),
+    ("coral", "gelu", {"N": 1003}),
+    ("boom", "depthwise_conv", {"C": 3, "H": 11, "W": 12, "K": 5}),
+    ("coral", "depthwise_conv", {"C": 4, "H": 12, "W": 11, "K": 5}),
+    ("coral", "conv2d", {"CI": 3, "CO": 6, "H": 9, "W": 12, "K": 2}),
+    ("coral", "gemv", {"M": 6, "K": 72}),
+    ("coral", "gemm", {"M": 6, "K": 7, "N": 40}),
+]
+
+
+@pytest.mark.parametrize("target,name,cfg", OFF_GRID, ids=[f"{t}-{n}-{'-'.join(map(str, c.values()))}" for t, n, c in OFF_GRID])
+def test_reference_kernel_general_paths(target, name, cfg):
+    import dataclasses
+    spec, task = spec_of(target), taskspec.find(name)
+    use = dataclasses.replace(task.targets[target], configs={})
+    task = dataclasses.replace(task, configs={**task.configs, "CX": cfg}, targets={**task.targets, target: use})
+    text = (REPO / "tasks" / "kernels" / "reference" / target / f"{name}.s").read_text(encoding="utf-8")
+    r = evaluate(text, spec, task, target, "CX", trials=2, seed=2026)
+    assert r.correct, r.summary()[:400]
