@@ -4,8 +4,8 @@
 # Entry: a0 = x, a1 = gamma, a2 = beta, a3 = y, a4 = M, a5 = N. M must be a multiple of 4 and N even
 # (every configuration's are).
 #
-# Algorithm: four rows at a time, two columns per step (8 independent chains: each unit of this
-# core issues in program order, and FP operations take 4 cycles).
+# Algorithm: four rows at a time, two columns per step (8 independent chains, as FP operations
+# take 4 cycles).
 #  1. sum and sum of squares in double precision (fcvt.d.s, fadd.d, fmadd.d; 16 accumulators), so
 #     var = E[x^2] - mean^2 keeps full f32 accuracy even when |mean| >> std (one pass, no cancellation
 #     trouble at 2^-53).

@@ -9,8 +9,7 @@
 # the negative lanes (w ^ (w & mask)). -0.0 becomes +0.0, which relu allows. Per pair: ld, sd and
 # five ALU/MUL operations, so one memory operation per element instead of the two (flw + fsw) of a
 # scalar fmax.s loop; the main loop handles 16 floats (8 independent pairs) per iteration, all loads
-# before all stores (each unit issues in program order in this model, so a store placed before the
-# next loads would hold them back), and a scalar fmax.s loop finishes the N mod 16 tail.
+# before all stores, and a scalar fmax.s loop finishes the N mod 16 tail.
         .text
         .globl relu
 relu:

@@ -3,8 +3,8 @@
 # Entry: a0 = x, a1 = gamma, a2 = y, a3 = M, a4 = N. M must be a multiple of 4 and N even (every
 # configuration's are).
 #
-# Algorithm: four rows at a time, two columns per step (8 independent chains: each unit of this
-# core issues in program order, and an FMA chain needs 4 cycles a step).
+# Algorithm: four rows at a time, two columns per step (8 independent chains, as an FMA chain
+# needs 4 cycles a step).
 #  1. sum of squares: 8 f32 fmadd.s accumulators (two per row), one load and one FMA an element.
 #  2. rstd = 1/sqrt(ss/N + eps) for the 4 rows at once on the FP pipe: the 0x5f3759df bit-trick
 #     seed (3.5% error) and three Newton steps y *= 1.5 - v/2 * y^2 (error below 1e-7), instead of

@@ -13,7 +13,7 @@
 # Cost per element: 8 FP operations (scale, clamp, convert, u, 3 FMAs, the final product) and 7 memory
 # operations (x, 5 table words, y). Eight elements go through each stage together, so every FP
 # result has 7 other operations to hide its latency, and the next group's inputs are loaded before
-# this group's stores (in this machine each unit issues in program order). N mod 8 leftovers take
+# this group's stores (so no store waiting for its value holds them up). N mod 8 leftovers take
 # a one-element loop.
 
         .text

@@ -2,19 +2,21 @@
 #
 # Entry: a0 = x, a1 = y, a2 = M, a3 = N. N must be a multiple of 8 (every configuration's is).
 #
-# Algorithm, per row, three passes over groups of 8 elements in lockstep (each unit of this core
-# issues in program order, so 8 independent chains hide the latencies):
+# Algorithm, per row, three passes over groups of 8 elements in lockstep (8 independent chains
+# keep the one FP pipe busy through the 4-cycle latencies, within the reorder buffer's reach):
 #  1. max: 4 partial fmax.s chains, combined at the end of the row.
 #  2. e = exp(t) with t = max(x - max, -87) (the clamp keeps 2^n a normal float; e^-87 = 1.6e-38),
 #     stored to y and added into 4 partial sums. exp by table-driven range reduction:
 #     k = t * 32/ln2 + 1.5*2^23 rounds t*32/ln2 to an integer n held in k's low mantissa bits
 #     (k - 1.5*2^23 = n exactly); r = t - n * ln2/32, |r| <= ln2/64; e^r = 1 + w with
 #     w = r * (1 + r/2) (error < 2.2e-7 relative for |r| <= 0.0109); 2^(n/32) = 2^(n >> 5) * T[n & 31],
-#     T the 32 f32 values 2^(j/32), is built in the integer unit from fmv.x.w(k):
+#     T the 32 f32 values 2^(j/32), is built in the integer unit from the bits of k:
 #     bits(T[n & 31]) + ((n >> 5) << 23) (the exponent field of 1.5*2^23 vanishes in the shift);
 #     e = 2^(n/32) + 2^(n/32) * w (one FMA). Relative error below 5e-7 (plus up to 4e-6 * |t| / 87
 #     from rounding ln2/32 to f32, on values below e^-10 relative to the row's largest).
-#     11 FP operations an element: sub, clamp, scale, n, r, q, w, two moves, the FMA, the sum.
+#     The moves between the FP and the integer registers go through y[i] in memory (fsw/lwu,
+#     sw/flw: the memory port has room, the one FP pipe has not), so 9 FP operations an element:
+#     sub, clamp, scale, n, r, q, w, the FMA, the sum.
 #  3. y = e * (1 / sum): one fdiv.s per row; the next group's loads issue before this group's stores.
 
         .text
@@ -116,14 +118,22 @@ sm_row:
         fmadd.s fa1, ft5, fs6, fs7
         fmadd.s fa2, ft6, fs6, fs7
         fmadd.s fa3, ft7, fs6, fs7
-        fmv.x.w t0, ft8
-        fmv.x.w t1, ft9
-        fmv.x.w t2, ft10
-        fmv.x.w t3, ft11
-        fmv.x.w t4, fa0
-        fmv.x.w t5, fa1
-        fmv.x.w t6, fa2
-        fmv.x.w a7, fa3
+        fsw     ft8, 0(a5)               # k's bits through y[i] (the memory port has room,
+        fsw     ft9, 4(a5)
+        fsw     ft10, 8(a5)
+        fsw     ft11, 12(a5)
+        fsw     fa0, 16(a5)
+        fsw     fa1, 20(a5)
+        fsw     fa2, 24(a5)
+        fsw     fa3, 28(a5)
+        lwu     t0, 0(a5)               # the one FP pipe has not)
+        lwu     t1, 4(a5)
+        lwu     t2, 8(a5)
+        lwu     t3, 12(a5)
+        lwu     t4, 16(a5)
+        lwu     t5, 20(a5)
+        lwu     t6, 24(a5)
+        lwu     a7, 28(a5)
         andi    a3, t0, 31
         andi    t0, t0, -32
         slli    a3, a3, 2
@@ -131,6 +141,7 @@ sm_row:
         lw      a3, 0(a3)               # bits of 2^(j/32)
         slli    t0, t0, 18
         addw    t0, t0, a3            # bits of 2^(n/32)
+        sw      t0, 0(a5)
         andi    a3, t1, 31
         andi    t1, t1, -32
         slli    a3, a3, 2
@@ -138,6 +149,7 @@ sm_row:
         lw      a3, 0(a3)
         slli    t1, t1, 18
         addw    t1, t1, a3
+        sw      t1, 4(a5)
         andi    a3, t2, 31
         andi    t2, t2, -32
         slli    a3, a3, 2
@@ -145,6 +157,7 @@ sm_row:
         lw      a3, 0(a3)
         slli    t2, t2, 18
         addw    t2, t2, a3
+        sw      t2, 8(a5)
         andi    a3, t3, 31
         andi    t3, t3, -32
         slli    a3, a3, 2
@@ -152,6 +165,7 @@ sm_row:
         lw      a3, 0(a3)
         slli    t3, t3, 18
         addw    t3, t3, a3
+        sw      t3, 12(a5)
         andi    a3, t4, 31
         andi    t4, t4, -32
         slli    a3, a3, 2
@@ -159,6 +173,7 @@ sm_row:
         lw      a3, 0(a3)
         slli    t4, t4, 18
         addw    t4, t4, a3
+        sw      t4, 16(a5)
         andi    a3, t5, 31
         andi    t5, t5, -32
         slli    a3, a3, 2
@@ -166,6 +181,7 @@ sm_row:
         lw      a3, 0(a3)
         slli    t5, t5, 18
         addw    t5, t5, a3
+        sw      t5, 20(a5)
         andi    a3, t6, 31
         andi    t6, t6, -32
         slli    a3, a3, 2
@@ -173,6 +189,7 @@ sm_row:
         lw      a3, 0(a3)
         slli    t6, t6, 18
         addw    t6, t6, a3
+        sw      t6, 24(a5)
         andi    a3, a7, 31
         andi    a7, a7, -32
         slli    a3, a3, 2
@@ -180,6 +197,7 @@ sm_row:
         lw      a3, 0(a3)
         slli    a7, a7, 18
         addw    a7, a7, a3
+        sw      a7, 28(a5)
         fsub.s  ft8, ft8, fs7
         fsub.s  ft9, ft9, fs7
         fsub.s  ft10, ft10, fs7
@@ -212,14 +230,14 @@ sm_row:
         fmul.s  fa1, fa1, fa5
         fmul.s  fa2, fa2, fa6
         fmul.s  fa3, fa3, fa7
-        fmv.w.x ft0, t0
-        fmv.w.x ft1, t1
-        fmv.w.x ft2, t2
-        fmv.w.x ft3, t3
-        fmv.w.x ft4, t4
-        fmv.w.x ft5, t5
-        fmv.w.x ft6, t6
-        fmv.w.x ft7, a7
+        flw     ft0, 0(a5)
+        flw     ft1, 4(a5)
+        flw     ft2, 8(a5)
+        flw     ft3, 12(a5)
+        flw     ft4, 16(a5)
+        flw     ft5, 20(a5)
+        flw     ft6, 24(a5)
+        flw     ft7, 28(a5)
         fmadd.s ft0, ft0, ft8, ft0
         fmadd.s ft1, ft1, ft9, ft1
         fmadd.s ft2, ft2, ft10, ft2

@@ -6,7 +6,7 @@
 #
 # Algorithm: four rows at a time, two columns per step; the core issues in order, so each step is a
 # list schedule computed offline from the latencies (load 2, FP 3) in which no instruction waits
-# (10 and 23 issue cycles per 8 elements for the two passes).
+# (10 and 23 issue cycles per 8 elements for the passes).
 #  1. sum of squares: 8 f32 fmadd.s accumulators (two per row): one load and one FMA an element.
 #  2. rstd = 1 / sqrt(ss / N + eps): fsqrt.s and fdiv.s per row (8 cycles each on this core).
 #  3. y = (x * gamma) * rstd: gamma is loaded once per column for the 4 rows (2.25 loads/stores an
