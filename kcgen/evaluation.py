@@ -27,11 +27,10 @@ import isadl
 from isadl.check import Spec
 
 from . import taskspec
-from .taskspec import TaskSpec
+from .taskspec import PROFILES, TaskSpec  # noqa: F401  (PROFILES: the value profiles, re-exported)
 
 DTYPES = {"f32": np.dtype(np.float32), "bf16": np.dtype(ml_dtypes.bfloat16), "fp16": np.dtype(np.float16),
           "i8": np.dtype(np.int8), "i16": np.dtype(np.int16), "i32": np.dtype(np.int32), "u8": np.dtype(np.uint8)}
-PROFILES = ("normal", "uniform", "small", "large", "sparse")
 ALIGN = 64  # bytes between packed tensors
 
 
@@ -391,7 +390,7 @@ def evaluate(kernel: str, spec: Spec, task: TaskSpec, target: str, config: str =
     max_abs = max_rel = 0.0
     for k in range(trials):
         trial_seed = seed + k
-        profile = PROFILES[k % len(PROFILES)]
+        profile = task.profiles[k % len(task.profiles)]
         result.seeds.append(trial_seed)
         result.profiles.append(profile)
         rng = np.random.default_rng(trial_seed)

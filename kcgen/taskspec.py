@@ -39,6 +39,7 @@ class Tensor:
 
 
 WORK = ("mac", "elem")
+PROFILES = ("normal", "uniform", "small", "large", "sparse")  # value profiles of the inputs, cycled per trial
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,7 @@ class TaskSpec:
     targets: dict[str, TargetUse]
     work: dict[str, str] = field(default_factory=dict)  # mac / elem: operation counts over the config variables
     path: str = ""
+    profiles: tuple[str, ...] = PROFILES  # a task may leave out profiles it is ill-conditioned under
 
     def work_counts(self, config: dict[str, int]) -> dict[str, int]:
         """The least work any kernel must do (roofline): multiply-accumulates and elementwise results."""
@@ -204,7 +206,7 @@ class _Checker:
         if top is None:
             return None
         self.keys(top, root, "task spec", ("name", "level", "description", "tensors", "configs", "reference",
-                                          "tolerance", "targets"), ("work",))
+                                          "tolerance", "targets"), ("work", "profiles"))
         name = self.scalar(top["name"][1], "name") if "name" in top else None
         if name is not None and not _NAME.match(name):
             self.error(top["name"][1], f"name '{name}' must be lower case letters, digits and _")
@@ -228,10 +230,25 @@ class _Checker:
         tolerance = self.tolerance(top["tolerance"]) if "tolerance" in top else {}
         targets = self.targets(top["targets"], tolerance, tensors, configs) if "targets" in top else {}
         work = self.work(top["work"], configs, targets) if "work" in top else {}
+        profiles = self.profiles(top["profiles"]) if "profiles" in top else PROFILES
         if self.diags:
             return None
         return TaskSpec(name, level, description.strip(), tuple(tensors), configs, reference, tolerance, targets,
-                        work, self.path)
+                        work, self.path, profiles)
+
+    def profiles(self, item) -> tuple[str, ...]:
+        knode, node = item
+        if not isinstance(node, yaml.SequenceNode) or not node.value:
+            self.error(node, f"profiles: give a list of value profiles ({', '.join(PROFILES)})")
+            return PROFILES
+        out = []
+        for n in node.value:
+            v = self.scalar(n, "profiles")
+            if v is not None and v not in PROFILES:
+                self.error(n, f"profiles: unknown profile '{v}'{did_you_mean(v, PROFILES)} (one of {', '.join(PROFILES)})")
+            elif v is not None:
+                out.append(v)
+        return tuple(out) or PROFILES
 
     def work(self, item, configs, targets) -> dict[str, str]:
         knode, node = item

@@ -70,3 +70,100 @@ def depthwise_conv(x, w, **cfg):
     kh, kw = w.shape[1:]
     windows = np.lib.stride_tricks.sliding_window_view(x, (kh, kw), axis=(1, 2))  # C, OH, OW, KH, KW
     return {"y": np.einsum("chwij,cij->chw", windows, w)}
+
+
+# ---- Level 2 -------------------------------------------------------------------------------------------
+def _silu(z):
+    return z / (1.0 + np.exp(-z))
+
+
+def _softmax(s):
+    e = np.exp(s - s.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _rms(x, g, eps=1e-6):
+    return x / np.sqrt((x * x).mean(axis=-1, keepdims=True) + eps) * g
+
+
+def _rope(x, cos, sin, D):
+    """Rotate-half RoPE on every D-wide head of x[S, heads*D]; cos/sin[S, D/2]."""
+    s = x.shape[0]
+    xh = x.reshape(s, -1, D)
+    x1, x2 = xh[..., :D // 2], xh[..., D // 2:]
+    c, sn = cos[:, None, :], sin[:, None, :]
+    return np.concatenate([x1 * c - x2 * sn, x2 * c + x1 * sn], axis=-1).reshape(x.shape)
+
+
+def _attention(q, k, v, nh, nkv, D, scale=True, bias=None):
+    """Multi-head attention over q[S, nh*D], k/v[S, nkv*D] (nh/nkv query heads share a K/V head);
+    not causal. Returns o[S, nh*D], heads side by side."""
+    s = q.shape[0]
+    qh = q.reshape(s, nh, D).transpose(1, 0, 2)
+    kh = np.repeat(k.reshape(s, nkv, D).transpose(1, 0, 2), nh // nkv, axis=0)
+    vh = np.repeat(v.reshape(s, nkv, D).transpose(1, 0, 2), nh // nkv, axis=0)
+    scores = qh @ kh.transpose(0, 2, 1)
+    if scale:
+        scores = scores / math.sqrt(D)
+    if bias is not None:
+        scores = scores + bias
+    return (_softmax(scores) @ vh).transpose(1, 0, 2).reshape(s, nh * D)
+
+
+def rope(x, cos, sin, D, **cfg):
+    return {"y": _rope(x, cos, sin, D)}
+
+
+def ffn(x, w1, w2, **cfg):
+    return {"y": _silu(x @ w1) @ w2}
+
+
+def swiglu(x, wg, wu, wd, **cfg):
+    return {"y": (_silu(x @ wg) * (x @ wu)) @ wd}
+
+
+def scaled_dot_product(q, k, v, D, **cfg):
+    return {"o": _attention(q, k, v, 1, 1, D)}
+
+
+def flash_attention(q, k, v, D, **cfg):
+    return {"o": _attention(q, k, v, 1, 1, D)}
+
+
+def mha(q, k, v, NH, D, **cfg):
+    return {"o": _attention(q, k, v, NH, NH, D)}
+
+
+def gqa(q, k, v, NH, NKV, D, **cfg):
+    return {"o": _attention(q, k, v, NH, NKV, D)}
+
+
+def mqa(q, k, v, NH, D, **cfg):
+    return {"o": _attention(q, k, v, NH, 1, D)}
+
+
+# ---- Level 3 -------------------------------------------------------------------------------------------
+def decoder_block_llama(x, g, wqkvo, cs, wffn, NH, D, **cfg):
+    """Pre-norm LLaMA block: RMSNorm, attention with RoPE on q and k, residual; RMSNorm, SwiGLU, residual.
+    wffn[3, H, F] holds the gate, up and (as nn.Linear stores it, [H, F]) down projections."""
+    h = _rms(x, g[0])
+    q, k = _rope(h @ wqkvo[0], cs[0], cs[1], D), _rope(h @ wqkvo[1], cs[0], cs[1], D)
+    x = x + _attention(q, k, h @ wqkvo[2], NH, NH, D) @ wqkvo[3]
+    h = _rms(x, g[1])
+    return {"y": x + (_silu(h @ wffn[0]) * (h @ wffn[1])) @ wffn[2].T}
+
+
+def decoder_block_t5(x, g, wqkvo, bias, wff, NH, D, **cfg):
+    """T5 (v1.0) self-attention block: RMSNorm, attention with a relative position bias and no
+    1/sqrt(D) scaling, residual; RMSNorm, ReLU FFN, residual. wff[2, H, F]: wi, and wo as [H, F]."""
+    h = _rms(x, g[0])
+    x = x + _attention(h @ wqkvo[0], h @ wqkvo[1], h @ wqkvo[2], NH, NH, D, scale=False, bias=bias) @ wqkvo[3]
+    h = _rms(x, g[1])
+    return {"y": x + np.maximum(h @ wff[0], 0) @ wff[1].T}
+
+
+def conv_block(x, w, bn, **cfg):
+    """conv2d (stride 1, no padding), then inference batch norm folded into a per-channel scale
+    bn[0] and shift bn[1], then ReLU."""
+    y = conv2d(x, w)["y"]
+    return {"y": np.maximum(y * bn[0][:, None, None] + bn[1][:, None, None], 0)}

@@ -32,9 +32,23 @@ def test_every_shipped_task_loads():
 
 def test_targets_per_task_follow_the_published_table():
     by = {s.name: set(s.targets) for s in taskspec.all_tasks()}
+    every = {"plena", "amdnpu", "coral", "boom"}
+    level1 = {s.name for s in taskspec.all_tasks() if s.level == 1}
     for conv in ("conv2d", "depthwise_conv"):
         assert by[conv] == {"amdnpu", "coral", "boom"}  # plena has no convolutions
-    assert all(v == {"plena", "amdnpu", "coral", "boom"} for k, v in by.items() if "conv" not in k)
+    assert all(by[k] == every for k in level1 if "conv" not in k)
+    # Level 2: plena all eight; amdnpu all but flash_attention; coral and boom ffn and swiglu
+    level2 = {"rope", "ffn", "swiglu", "scaled_dot_product", "flash_attention", "mha", "gqa", "mqa"}
+    assert {s.name for s in taskspec.all_tasks() if s.level == 2} == level2
+    for name in level2:
+        want = {"plena"} | ({"amdnpu"} if name != "flash_attention" else set()) | \
+            ({"coral", "boom"} if name in ("ffn", "swiglu") else set())
+        assert by[name] == want, name
+    # Level 3: the decoder blocks on plena and amdnpu, conv_block on amdnpu, coral and boom
+    assert {s.name: by[s.name] for s in taskspec.all_tasks() if s.level == 3} == {
+        "decoder_block_llama": {"plena", "amdnpu"}, "decoder_block_t5": {"plena", "amdnpu"},
+        "conv_block": {"amdnpu", "coral", "boom"}}
+    assert len(by) == 23
 
 
 def test_references_agree_with_hand_computed_values():
