@@ -32,6 +32,7 @@ from .typed import TypedBody, local_type, type_function, type_instruction
 GENERATOR_VERSION = "1"
 MAX_WRITES = 64  # memory blocks one instruction may mark as pending (more: the rest count as ready)
 BLOCK_SHIFT = 6  # memories are tracked for readiness in blocks of 64 elements
+CAL_WORDS = 64  # ooo: each unit copy's calendar covers the next 64 x 64 = 4096 cycles (one bit a cycle)
 
 STATUS = {"running": 0, "halted": 1, "trap": 2, "budget": 3}
 TRAP_KINDS = {"none": 0, "require": 1, "illegal": 2, "memory": 3, "misaligned": 4, "budget": 5, "user": 6,
@@ -923,6 +924,11 @@ class CGen:
                 lines.append(f"    uint64_t *rdy_{st.name};")
         for m in sorted(self.tracked):
             lines.append(f"    uint64_t *b_{m};")
+        if self._ooo:  # the unit calendars (commit_c); cleared by run() when nothing has issued yet
+            n = self._ncopies
+            lines += ["    uint64_t t_cal_lo, t_ovf_max;",
+                      f"    uint64_t t_ovf_lo[{n}], t_ovf_hi[{n}], t_run_lo[{n}], t_run_hi[{n}];",
+                      f"    uint64_t t_cal[{n * CAL_WORDS}];"]
         lines.append(f"}} {P}_state;")
         return lines
 
@@ -1289,14 +1295,21 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
         insn = self.encs[name].insn.insn
         out = []
         vliw = self.timing is not None and self.timing.model == "vliw"
+        # ooo: a pure store (writes a memory, no register or state) is two micro-operations: the
+        # address part issues on its unit once the registers that form the address are ready, the
+        # data part waits for the registers only the stored value reads (need_s)
+        data = self._store_data(name) if self._ooo else set()
         # ready times the operation waits for: `need` (a local), plus s->t_need when semantics touched
         # a tracked memory or, under vliw, an earlier slot of the bundle did
+        if data:
+            out.append(f"{ind}uint64_t need_s = 0;  /* ready time of the stored data */")
         for file, opname in reads:
             k = self.operand_index_of(name, opname)
+            var = "need_s" if (file, opname) in data else "need_v"
             if file in self.L.stores:
-                out.append(f"{ind}if (s->rdy_{file}[d->a[{k}]] > need_v) need_v = s->rdy_{file}[d->a[{k}]];")
+                out.append(f"{ind}if (s->rdy_{file}[d->a[{k}]] > {var}) {var} = s->rdy_{file}[d->a[{k}]];")
             elif file in self.L.groups:
-                out.append(f"{ind}kc_gneed_{file}(s, (uint64_t)d->a[{k}], need);")
+                out.append(f"{ind}kc_gneed_{file}(s, (uint64_t)d->a[{k}], {'&need_s' if var == 'need_s' else 'need'});")
         for stname in sorted(_read_state(insn.semantics, self.L)):
             out.append(f"{ind}if (s->rdy_{stname}[0] > need_v) need_v = s->rdy_{stname}[0];")
         if vliw:
@@ -1305,15 +1318,18 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
         targets = [f"s->rdy_{file}[d->a[{self.operand_index_of(name, opname)}]]"
                    for file, opname in writes if file in self.L.stores] + [f"s->rdy_{n}[0]" for n in sorted(states)]
         ui = self.units.index(insn.unit) if insn.unit in self.units else -1
+        ui_track = self._track_unit(name)
         groups = [(file, self.operand_index_of(name, opname)) for file, opname in writes if file in self.L.groups]
         if vliw:
             out += [f"{ind}kc_pending(s, &{t});" for t in targets]  # settled when the whole bundle issues
             out += [f"{ind}kc_gpend_{file}(s, (uint64_t)d->a[{k}]);" for file, k in groups]
             out.append(f"{ind}(void)c;")
         else:
-            # a unit that can never hold up an instruction is not tracked (see _binding_units)
-            ui_track = ui if ui in self._binding_units() else -1
-            out.append(f"{ind}uint64_t done = kc_issue(s, {ui_track}, c, l, need_v) + l;")
+            if self._ooo:  # returns when the operation is done (its store data included)
+                call = (f"kc_issue(s, {ui_track}, " if self.replicate_tails else f"kc_issue_{self._unit_tag(ui_track)}(s, ")
+                out.append(f"{ind}uint64_t done = {call}c, l, need_v, {'need_s' if data else 0});")
+            else:
+                out.append(f"{ind}uint64_t done = kc_issue(s, {ui_track}, c, l, need_v) + l;")
             out += [f"{ind}{t} = done;" for t in targets]
             out += [f"{ind}kc_gready_{file}(s, (uint64_t)d->a[{k}], done);" for file, k in groups]
             if self.tracked:
@@ -1330,6 +1346,42 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
             else:  # a conditional branch: backward predicted taken, forward not taken
                 out.append(f"{ind}s->t_branch = 1; s->t_predict_taken = (uint64_t)d->a[{pcrel[0]}] < pc;")
         return out
+
+    @property
+    def _ooo(self) -> bool:
+        return self.timing is not None and self.timing.model == "ooo"
+
+    @property
+    def _ncopies(self) -> int:
+        """Unit copies in all (the ooo calendars: one per copy)."""
+        return max(sum(self._copies(u) for u in self.units), 1)
+
+    def _store_data(self, name: str) -> set:
+        """A pure store's (file, operand) register reads that only feed the value it stores: empty
+        for every other instruction (one that writes a register or state item, or reads nothing but
+        the address)."""
+        insn = self.encs[name].insn.insn
+        _, _, (reads, writes) = self.costs[name]
+        memories = {m.name for m in self.spec.isa.memories}
+        written = _written_storage(insn.semantics)
+        if writes or not (written & memories) or written - memories:
+            return set()
+        inside = set()  # expression nodes inside a stored value
+        for st in _walk(insn.semantics):
+            value = None
+            if isinstance(st, ir.CallStmt) and isinstance(st.call, ir.Call) and st.call.func == "store":
+                value = st.call.args[3]
+            elif isinstance(st, ir.Assign):
+                root, _ = ir.index_path(st.target)
+                if isinstance(root, ir.Name) and root.id in memories:
+                    value = st.value
+            if value is not None:
+                inside |= {id(n) for n in _walk_expr(value)}
+        data, other = set(), set()
+        for n in _walk(insn.semantics):
+            if isinstance(n, ir.Index) and isinstance(n.base, ir.Name) and isinstance(n.index, ir.Name):
+                (data if id(n) in inside else other).add((n.base.id, n.index.id))
+        return {r for r in data - other if r in reads}
 
     def _copies(self, unit_name: str) -> int:
         u = next(u for u in self.timing.units if u.name == unit_name)
@@ -1356,23 +1408,27 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
                "    for (uint32_t k = 0; k < s->t_npend; k++) if (*s->t_pend[k] < done) *s->t_pend[k] = done;",
                "    s->t_npend = 0;",
                "    if (done > s->horizon) s->horizon = done;",
-               "}",
-               "/* Take the earliest-free copy of unit u at or after t; returns the start cycle. */",
-               "static inline KC_HOT uint64_t kc_unit(kc_s *restrict s, int u, uint64_t t, uint64_t cyc, uint64_t lat) {",
-               "    if (u < 0) return t;",
-               "    uint64_t *best = &s->unit_free[unit_base[u]];",
-               "    for (int k = 1; k < unit_copies[u]; k++)",
-               "        if (s->unit_free[unit_base[u] + k] < *best) best = &s->unit_free[unit_base[u] + k];",
-               "    if (*best > t) t = *best;",
-               "    if (unit_async[u] && unit_queue[u] > 0) {  /* at most `queue` operations in flight */",
-               "        uint64_t *q = s->queue + unit_base[u] * 64;",
-               "        uint64_t oldest = q[s->qhead[u] % unit_queue[u]];",
-               "        if (oldest > t) t = oldest;",
-               "        q[s->qhead[u]++ % unit_queue[u]] = t + lat;",
-               "    }",
-               "    *best = t + (unit_piped[u] ? 1 : cyc);",
-               "    return t;",
                "}"]
+        if model == "ooo":
+            out += self._calendar_c()
+        else:
+            out += [  # one "next free" time per unit copy
+                "/* Take the earliest-free copy of unit u at or after t; returns the start cycle. */",
+                "static inline KC_HOT uint64_t kc_unit(kc_s *restrict s, int u, uint64_t t, uint64_t cyc, uint64_t lat) {",
+                "    if (u < 0) return t;",
+                "    uint64_t *best = &s->unit_free[unit_base[u]];",
+                "    for (int k = 1; k < unit_copies[u]; k++)",
+                "        if (s->unit_free[unit_base[u] + k] < *best) best = &s->unit_free[unit_base[u] + k];",
+                "    if (*best > t) t = *best;",
+                "    if (unit_async[u] && unit_queue[u] > 0) {  /* at most `queue` operations in flight */",
+                "        uint64_t *q = s->queue + unit_base[u] * 64;",
+                "        uint64_t oldest = q[s->qhead[u] % unit_queue[u]];",
+                "        if (oldest > t) t = oldest;",
+                "        q[s->qhead[u]++ % unit_queue[u]] = t + lat;",
+                "    }",
+                "    *best = t + (unit_piped[u] ? 1 : cyc);",
+                "    return t;",
+                "}"]
         if model == "inorder" or model == "none":
             width = p.get("issue_width", 1)
             issue = (["    s->now = t + 1;  /* one instruction per cycle */"] if width == 1 else
@@ -1409,31 +1465,202 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
             rob = p.get("rob", 1)
             commit_w = p.get("commit_width", width)
             pen = p.get("mispredict_penalty", 0)
-            out += ["/* ooo: dispatch in order, WIDTH per cycle, while the reorder buffer (ROB entries) has room;",
-                    "   execute when the operands and a unit copy are free; results ready after `latency`; retire",
-                    "   in order, COMMIT_WIDTH per cycle. Branches are predicted backward-taken/forward-not-taken",
-                    "   (direct jumps always right, indirect ones always wrong); a miss holds dispatch until the",
-                    "   branch resolves plus MISPREDICT_PENALTY. */",
-                    f"static inline {self._hot} uint64_t kc_issue(kc_s *restrict s, int u, uint64_t cyc, uint64_t lat, uint64_t need) {{",
+            out += ["/* Done at the later of issue and data, plus the latency; retire in order, COMMIT_WIDTH per cycle. */",
+                    "static inline KC_HOT uint64_t kc_retire(kc_s *restrict s, uint64_t slot, uint64_t t, uint64_t lat, uint64_t data) {",
+                    "    uint64_t done = (t > data ? t : data) + lat;",
+                    "    if (done > s->t_retire) { s->t_retire = done; s->t_retired = 0; }",
+                    f"    if (++s->t_retired > {commit_w}) {{ s->t_retire++; s->t_retired = 1; }}",
+                    "    s->rob[slot] = s->t_retire;  /* the entry is free again once its occupant retires */",
+                    "    s->t_resolve = done;",
+                    "    return done;",
+                    "}",
+                    "/* The general case, out of line: the calendars move on, or the unit takes more than one slot or",
+                    "   has none free in the 64-cycle word of t. */",
+                    "static __attribute__((noinline)) uint64_t kc_issue_slow(kc_s *restrict s, int u, uint64_t cyc, uint64_t lat, "
+                    "uint64_t d, uint64_t t, uint64_t data, uint64_t slot) {",
+                    "    if (d >= s->t_cal_lo + 64) {",
+                    "        kc_cal_advance(s, d);",
+                    "        uint64_t f = u >= 0 ? kc_unit_fast(s, u, t, cyc) : t;",
+                    "        if (f != UINT64_MAX) return kc_retire(s, slot, f, lat, data);",
+                    "    }",
+                    "    return kc_retire(s, slot, kc_unit(s, u, t, cyc, lat), lat, data);",
+                    "}",
+                    "/* ooo: dispatch in order, WIDTH per cycle, while the reorder buffer (ROB entries) has room. An",
+                    "   operation issues at the first cycle at which its operands are ready (`need`) and a copy of its",
+                    "   unit has a free slot in its calendar, whatever older operations still wait for; a pure store",
+                    "   issues its address part so and waits for its data (ready at `data`) only to be done. Results",
+                    "   are ready `latency` after issue; retire in order, COMMIT_WIDTH per cycle. Branches are",
+                    "   predicted backward-taken/forward-not-taken (direct jumps always right, indirect ones always",
+                    "   wrong); a miss holds dispatch until the branch resolves plus MISPREDICT_PENALTY. Returns the",
+                    "   cycle the operation is done. */",
+                    "static inline KC_HOT uint64_t kc_issue(kc_s *restrict s, int u, uint64_t cyc, uint64_t lat, uint64_t need, "
+                    "uint64_t data) {",
                     f"    uint64_t slot = s->nissued++ % {rob};",
                     "    if (s->rob[slot] > s->now) { s->now = s->rob[slot]; s->t_dispatched = 0; }",
                     "    uint64_t d = s->now;",
                     f"    if (++s->t_dispatched >= {width}) {{ s->now++; s->t_dispatched = 0; }}",
                     "    uint64_t t = d > need ? d : need;",
-                    "    t = kc_unit(s, u, t, cyc, lat);",
-                    "    uint64_t done = t + lat;",
-                    "    if (done > s->t_retire) { s->t_retire = done; s->t_retired = 0; }",
-                    f"    if (++s->t_retired > {commit_w}) {{ s->t_retire++; s->t_retired = 1; }}",
-                    "    s->rob[slot] = s->t_retire;  /* the entry is free again once its occupant retires */",
-                    "    s->t_resolve = done;",
-                    "    return t;",
-                    "}",
-                    "static inline KC_HOT void kc_group_done(kc_s *restrict s, int taken) {",
+                    "    if (d >= s->t_cal_lo + 64) return kc_issue_slow(s, u, cyc, lat, d, t, data, slot);",
+                    "    if (u >= 0) {",
+                    "        t = kc_unit_fast(s, u, t, cyc);",
+                    "        if (t == UINT64_MAX) return kc_issue_slow(s, u, cyc, lat, d, d > need ? d : need, data, slot);",
+                    "    }",
+                    "    return kc_retire(s, slot, t, lat, data);",
+                    "}"]
+            if not self.replicate_tails:  # many handlers: one out-of-line copy per unit, its tables folded
+                out += [f"static uint64_t kc_issue_{self._unit_tag(u)}(kc_s *restrict s, uint64_t cyc, uint64_t lat, "
+                        f"uint64_t need, uint64_t data) {{ return kc_issue(s, {u}, cyc, lat, need, data); }}"
+                        for u in sorted({self._track_unit(n) for n in self.names})]
+            out += ["static inline KC_HOT void kc_group_done(kc_s *restrict s, int taken) {",
                     "    int miss = s->t_branch ? taken != s->t_predict_taken : taken;",
                     f"    if (miss && s->t_resolve + {pen} > s->now) {{ s->now = s->t_resolve + {pen}; s->t_dispatched = 0; }}",
                     "    if (s->t_retire > s->horizon) s->horizon = s->t_retire;",
                     "}"]
         return out
+
+    def _track_unit(self, name: str) -> int:
+        """The unit index an instruction's timing books, or -1: none, or one that can never hold up an
+        instruction (see _binding_units)."""
+        unit = self.encs[name].insn.insn.unit
+        ui = self.units.index(unit) if unit in self.units else -1
+        return ui if ui in self._binding_units() else -1
+
+    @staticmethod
+    def _unit_tag(u: int) -> str:
+        return "none" if u < 0 else str(u)
+
+    def _calendar_c(self) -> list[str]:
+        """ooo: a calendar per unit copy, so that an operation takes the earliest free slot at or after
+        its ready time (possibly before the slot of an older operation that waits longer)."""
+        return [
+            "/* Unit calendars (ooo): one bit a cycle per unit copy for the KC_CAL_R cycles from t_cal_lo, a",
+            "   multiple of 64 at or before the current dispatch cycle (no operation issues before that). Word",
+            "   (c >> 6) % KC_CAL_W of a copy holds cycle c; the copies' words of one 64-cycle span lie side by",
+            "   side (t_cal[word * KC_NCOPIES + copy]). A pipelined unit takes one slot per operation, another",
+            "   one `cycles` consecutive slots. A booking that would run past the calendar's end falls back to",
+            "   the copy's overflow range [t_ovf_lo, t_ovf_hi): it starts no earlier than t_ovf_hi, the end of",
+            "   the latest such booking, and the whole range counts as booked once the calendar reaches it. */",
+            f"#define KC_CAL_W {CAL_WORDS}",
+            "#define KC_CAL_R (64 * KC_CAL_W)",
+            f"#define KC_NCOPIES {self._ncopies}",
+            "#define KC_CAL_WORD(cal, x) (cal)[(((x) >> 6) & (KC_CAL_W - 1)) * KC_NCOPIES]",
+            "/* The first cycle in [x, y) whose bit is set (flip = 0) or clear (flip = ~0) in the calendar of",
+            "   the copy whose first word is cal, else y. */",
+            "static inline uint64_t kc_cal_next(const uint64_t *cal, uint64_t x, uint64_t y, uint64_t flip) {",
+            "    while (x < y) {",
+            "        uint64_t m = (KC_CAL_WORD(cal, x) ^ flip) & (~UINT64_C(0) << (x & 63));",
+            "        if (m) { uint64_t r = (x & ~UINT64_C(63)) + (uint64_t)__builtin_ctzll(m); return r < y ? r : y; }",
+            "        x = (x | 63) + 1;",
+            "    }",
+            "    return y;",
+            "}",
+            "/* Book cycles [x, y). */",
+            "static inline void kc_cal_mark(uint64_t *cal, uint64_t x, uint64_t y) {",
+            "    while (x < y) {",
+            "        uint64_t n = 64 - (x & 63);",
+            "        if (n > y - x) n = y - x;",
+            "        KC_CAL_WORD(cal, x) |= (n == 64 ? ~UINT64_C(0) : (UINT64_C(1) << n) - 1) << (x & 63);",
+            "        x += n;",
+            "    }",
+            "}",
+            "/* The earliest start at or after t of k free consecutive cycles on one copy (k >= 1); cycles at or",
+            "   past `end`, the calendar's end, are not looked at (the result may be `end` or later). */",
+            "static inline uint64_t kc_cal_find(const uint64_t *cal, uint64_t t, uint64_t k, uint64_t end) {",
+            "    for (;;) {",
+            "        if (t >= end) return t;",
+            "        t = kc_cal_next(cal, t, end, ~UINT64_C(0));",
+            "        if (k == 1 || t >= end) return t;",
+            "        uint64_t e = t + k < end ? t + k : end;",
+            "        uint64_t b = kc_cal_next(cal, t + 1, e, 0);",
+            "        if (b >= e) return t;",
+            "        t = b + 1;",
+            "    }",
+            "}",
+            "/* Move the calendars' start to the 64-cycle word of d, the dispatch cycle: the words of past cycles",
+            "   are cleared and hold the cycles past the old end; overflow bookings they now cover are marked. */",
+            "static __attribute__((noinline, cold)) void kc_cal_advance(kc_s *restrict s, uint64_t d) {",
+            "    uint64_t lo = s->t_cal_lo, nlo = d & ~UINT64_C(63), end = lo + KC_CAL_R, nend = nlo + KC_CAL_R;",
+            "    if (nlo - lo >= KC_CAL_R) memset(s->t_cal, 0, sizeof s->t_cal);",
+            "    else for (uint64_t w = lo >> 6; w < nlo >> 6; w++)",
+            "        memset(&KC_CAL_WORD(s->t_cal, w << 6), 0, sizeof(uint64_t) * KC_NCOPIES);",
+            "    s->t_cal_lo = nlo;",
+            "    if (s->t_ovf_max <= end) return;  /* no overflow bookings */",
+            "    s->t_ovf_max = 0;",
+            "    for (int c = 0; c < KC_NCOPIES; c++) {",
+            "        if (s->t_ovf_hi[c] <= end) continue;",
+            "        uint64_t a = s->t_ovf_lo[c] > nlo ? s->t_ovf_lo[c] : nlo, b = s->t_ovf_hi[c] < nend ? s->t_ovf_hi[c] : nend;",
+            "        kc_cal_mark(s->t_cal + c, a, b);",
+            "        if (s->t_ovf_hi[c] <= nend) { s->t_ovf_lo[c] = s->t_ovf_hi[c] = 0; continue; }",
+            "        if (s->t_ovf_lo[c] < nend) s->t_ovf_lo[c] = nend;",
+            "        if (s->t_ovf_hi[c] > s->t_ovf_max) s->t_ovf_max = s->t_ovf_hi[c];",
+            "    }",
+            "}",
+            "/* A fresh start (nothing issued since the reset): empty calendars. */",
+            "static void kc_cal_reset(kc_s *restrict s) {",
+            "    memset(s->t_cal, 0, sizeof s->t_cal);",
+            "    memset(s->t_ovf_lo, 0, sizeof s->t_ovf_lo);",
+            "    memset(s->t_ovf_hi, 0, sizeof s->t_ovf_hi);",
+            "    memset(s->t_run_lo, 0, sizeof s->t_run_lo);",
+            "    memset(s->t_run_hi, 0, sizeof s->t_run_hi);",
+            "    s->t_cal_lo = s->t_ovf_max = 0;",
+            "}",
+            "/* Book k >= 1 slots on the copy of unit u that has them free earliest at or after t; returns the start.",
+            "   [t_run_lo, t_run_hi) is a stretch of a copy's cycles known to be booked, grown from its bookings",
+            "   here: a search that starts inside it skips it (an iterative unit booked far ahead). */",
+            "static inline uint64_t kc_cal_book(kc_s *restrict s, int u, uint64_t t, uint64_t k) {",
+            "    uint64_t end = s->t_cal_lo + KC_CAL_R, best = UINT64_MAX;",
+            "    int c = unit_base[u];",
+            "    for (int i = unit_base[u]; i < unit_base[u] + unit_copies[u]; i++) {",
+            "        uint64_t x = t >= s->t_run_lo[i] && t < s->t_run_hi[i] ? s->t_run_hi[i] : t;",
+            "        uint64_t st = kc_cal_find(s->t_cal + i, x, k, end);",
+            "        if (st + k > end && st < s->t_ovf_hi[i]) st = s->t_ovf_hi[i];",
+            "        if (st < best) { best = st; c = i; if (st == t) break; }",
+            "    }",
+            "    if (best + k > end) {  /* runs past the calendar */",
+            "        if (s->t_ovf_hi[c] <= end) s->t_ovf_lo[c] = best > end ? best : end;",
+            "        s->t_ovf_hi[c] = best + k;",
+            "        if (best + k > s->t_ovf_max) s->t_ovf_max = best + k;",
+            "    }",
+            "    if (best < end) kc_cal_mark(s->t_cal + c, best, best + k < end ? best + k : end);",
+            "    if (best <= s->t_run_hi[c] && best + k >= s->t_run_lo[c]) {  /* touches the stretch: extend it */",
+            "        if (best < s->t_run_lo[c]) s->t_run_lo[c] = best;",
+            "        if (best + k > s->t_run_hi[c]) s->t_run_hi[c] = best + k;",
+            "    } else if (best > s->t_run_hi[c]) {  /* a later one: follow it */",
+            "        s->t_run_lo[c] = best; s->t_run_hi[c] = best + k;",
+            "    }",
+            "    return best;",
+            "}",
+            "/* Issue on unit u at the earliest free slot(s) at or after t; returns the start cycle. */",
+            "static inline KC_HOT uint64_t kc_unit(kc_s *restrict s, int u, uint64_t t, uint64_t cyc, uint64_t lat) {",
+            "    if (u < 0) return t;",
+            "    uint64_t *q = 0;",
+            "    if (unit_async[u] && unit_queue[u] > 0) {  /* at most `queue` operations in flight */",
+            "        q = s->queue + unit_base[u] * 64;",
+            "        uint64_t oldest = q[s->qhead[u] % unit_queue[u]];",
+            "        if (oldest > t) t = oldest;",
+            "    }",
+            "    uint64_t k = unit_piped[u] ? 1 : cyc;",
+            "    if (k) t = kc_cal_book(s, u, t, k);",
+            "    if (q) q[s->qhead[u]++ % unit_queue[u]] = t + lat;",
+            "    return t;",
+            "}",
+            "/* The common case inline: one slot (a pipelined unit, or one cycle) free in t's 64-cycle word on",
+            "   some copy of unit u (u >= 0, not a queued async unit); returns its cycle, else UINT64_MAX. */",
+            "static inline KC_HOT uint64_t kc_unit_fast(kc_s *restrict s, int u, uint64_t t, uint64_t cyc) {",
+            "    if ((unit_async[u] && unit_queue[u] > 0) || (!unit_piped[u] && cyc != 1) || t - s->t_cal_lo >= KC_CAL_R)",
+            "        return UINT64_MAX;",
+            "    uint64_t *w = &KC_CAL_WORD(s->t_cal + unit_base[u], t), b = UINT64_C(1) << (t & 63), bm = 0;",
+            "    int n = unit_copies[u], bi = -1;",
+            "    for (int i = 0; i < n; i++)  /* a copy free at t */",
+            "        if (!(w[i] & b)) { w[i] |= b; return t; }",
+            "    for (int i = 0; i < n; i++) {  /* the earliest free later in the word */",
+            "        uint64_t m = ~w[i] & -b;",
+            "        if (m & -m & (bm - 1)) { bm = m & -m; bi = i; }",
+            "    }",
+            "    if (bi < 0) return UINT64_MAX;",
+            "    w[bi] |= bm;",
+            "    return (t & ~UINT64_C(63)) + (uint64_t)__builtin_ctzll(bm);",
+            "}"]
 
     def _binding_units(self) -> set[int]:
         """Units that can delay an issue. With one issue per cycle, a unit whose instructions all
@@ -1608,7 +1835,8 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
                 "    jmp_buf env;",
                 "    s->jmp = &env;",
                 "    s->status = 0; s->trap.kind = 0; s->trap.message[0] = 0;",
-                "    s->t_step = 0; s->halted = 0;",
+                "    s->t_step = 0; s->halted = 0;"] + (
+                ["    if (s->nissued == 0) kc_cal_reset(s);  /* nothing issued since the reset */"] if self._ooo else []) + [
                 "    if (setjmp(env)) { s->status = 2; }",
                 "    else run_inner(s, max_steps);",
                 "    /* the trapping instruction, or the fetch past the end, did not retire */",
