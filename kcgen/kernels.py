@@ -1,9 +1,11 @@
 """The benchmark's own kernels for an item: its baseline and its reference.
 
-    tasks/kernels/baseline/<target>/<task>.s     one kernel for every configuration (it reads the
-    tasks/kernels/reference/<target>/<task>.s    sizes from its argument registers), or
-    tasks/kernels/baseline/<target>.py           a generator: generate(task, cfg, layout, spec)
-    tasks/kernels/reference/<target>.py          -> assembly text, or None where it has none
+    tasks/kernels/<kind>/<target>/<task>.s     one kernel for every configuration (it reads the
+                                               sizes from its argument registers), or
+    tasks/kernels/<kind>/<target>/<task>.py    a generator for one task, or
+    tasks/kernels/<kind>/<target>.py           one for the target's tasks: generate(task, cfg,
+                                               layout, spec) -> assembly text, or None
+    (kind: baseline or reference; the first that exists and answers wins)
 
 The baseline is what the field would get without an expert: compiler output (clang-19 -O2 for
 coral and boom) or a template kernel generator (plena, amdnpu). The reference is a hand-written
@@ -40,8 +42,9 @@ def find(kind: str, spec, task, target: str, config: str, layout=None) -> Option
     fixed = ROOT / kind / target / f"{task.name}.s"
     if fixed.exists():
         return Kernel(kind, fixed.read_text(encoding="utf-8"), fixed)
-    gen = ROOT / kind / f"{target}.py"
-    if gen.exists():
+    for gen in (ROOT / kind / target / f"{task.name}.py", ROOT / kind / f"{target}.py"):
+        if not gen.exists():
+            continue
         if layout is None:
             from .evaluation import layout_for
             layout = layout_for(spec, task, target, config)
