@@ -46,6 +46,20 @@ CONSTANTS = {
     "gelu": lambda cfg: [(math.sqrt(2.0 / math.pi), "sqrt(2/pi)"), (0.044715, "0.044715"), (0.5, "0.5"),
                          (1.0 / math.sqrt(2.0), "1/sqrt(2)")],
 }
+_ATTN = lambda cfg: [(1.0 / math.sqrt(cfg["D"]), f"1/sqrt(D) = 1/sqrt({cfg['D']})"),  # noqa: E731
+                     (-math.inf, "-inf (to start V_RED_MAX)")]
+CONSTANTS.update({
+    "scaled_dot_product": _ATTN, "flash_attention": _ATTN, "mha": _ATTN, "gqa": _ATTN, "mqa": _ATTN,
+    "decoder_block_llama": lambda cfg: [(1.0 / (cfg["NH"] * cfg["D"]), f"1/H = 1/{cfg['NH'] * cfg['D']}"),
+                                        (1e-6, "eps = 1e-6")] + _ATTN(cfg),
+    "decoder_block_t5": lambda cfg: [(1.0 / (cfg["NH"] * cfg["D"]), f"1/H = 1/{cfg['NH'] * cfg['D']}"),
+                                     (1e-6, "eps = 1e-6"), (-math.inf, "-inf (to start V_RED_MAX)")],
+})
+
+# Level-2 and Level-3 tasks: the first input starts after HBM_GUARD zero bytes (so a prefetch may start up
+# to that many elements before any input: rows shifted right by a few lanes), and the HBM after the inputs is
+# scratch the kernel may store intermediates to (H_STORE_V), zero at the start.
+HBM_GUARD = 4096
 
 
 # ---- MXFP8 ---------------------------------------------------------------------------------------------
@@ -146,7 +160,8 @@ def layout(spec, task, target, config) -> Layout:
 
     # inputs: MXFP8 images in HBM, bases in a0, a1, ... in the task's order
     abi_args = list(spec.isa.abi.args)
-    base = 0
+    composite = (task.level or 1) >= 2
+    base = HBM_GUARD if composite else 0
     hbm_lines = []
     for t in task.inputs:
         shape = task.shape(t, cfg)
@@ -214,12 +229,20 @@ def layout(spec, task, target, config) -> Layout:
                  "quantised values. Set C_SET_SCALE_REG to the tensor's SCALE_OFFSET (and C_SET_STRIDE_REG for "
                  "rstride = 1) before moving a different tensor. A prefetch that runs past a tensor's end reads its "
                  "scale bytes and the zero padding after them (at least 4608 bytes): those rows are garbage to ignore.")
+    if composite:
+        notes.append(f"  Every input is preceded by at least {HBM_GUARD} zero bytes and followed (after its scales) by "
+                     f"at least {TILE_SLACK} zero bytes. HBM from {base:#x} to the end ({P['HBM_BYTES']:#x}) is free "
+                     "scratch, all zero at the start: set a free a register to it with C_SET_ADDR_REG and store "
+                     "intermediates there with H_STORE_V (it encodes to MXFP8: bf16 values that came from an MXFP8 "
+                     "input, stored in the same blocks of 8, come back unchanged; others are rounded to E4M3).")
     if act:
         arows, awidth = rows_and_width(task.shape(next(t for t in task.inputs if t.name == act), cfg))
         where = (f"after the [{-(-awidth // vlen)}, {arows}, {vlen}] image {act} would have at address 0, where "
                  f"PLENA's testbench reads a Linear's output")
     else:
-        where = "at address 0, where x's image would be (PLENA's testbench reads RMSNorm in place)"
+        first_in = task.inputs[0].name
+        where = (f"at address 0, where {first_in}'s image would be (PLENA's testbench reads RMSNorm, FFN and "
+                 "attention in place)")
     notes.append(f"Outputs (read back from vector SRAM as bf16 after the kernel ends; they start out as NaN; "
                  f"placed {where}):")
     notes += out_lines

@@ -309,9 +309,231 @@ def matmul(p: Prog, task: str) -> None:
             p(f"S_ADDI_INT gp2, gp2, {V}")
 
 
+# ---- Level 2 / 3 building blocks ------------------------------------------------------------------------
+# An image is a tensor in vector SRAM in PLENA's chunked layout: Img(addr, rows) holds row r of chunk c
+# (columns 64c .. 64c+63) at addr + (c * rows + r) * 64. The helpers below are self-contained: each sets
+# the registers it uses (gp1..gp15, f1..f7), so the composite templates chain them freely.
+class Img:
+    def __init__(self, addr: int, rows: int):
+        self.addr, self.rows = addr, rows
+
+    def at(self, r: int, c: int = 0) -> int:
+        return self.addr + (c * self.rows + r) * 64
+
+
+class W:
+    """A K x N matrix operand of a product, read from HBM tensor `tensor` as 64 x 64 tiles into matrix SRAM:
+    stored row-major with row stride ld from element offset off; trans: stored [N, K] (the product uses
+    its transpose, M_TMM)."""
+
+    def __init__(self, p: Prog, tensor: str, off: int = 0, ld: int | None = None, trans: bool = False):
+        self.tensor, self.off, self.trans = tensor, off, trans
+        self.ld = ld if ld is not None else p.layout.placements[tensor].shape[-1]
+        self.n = p.tensor_elems(tensor)
+        self.a = p.areg(tensor)
+
+    def tile(self, kt: int, nt: int) -> int:
+        return self.off + (nt * 64 * self.ld + kt * 64 if self.trans else kt * 64 * self.ld + nt * 64)
+
+
+def load_rows(p: Prog, tensor: str, dst: int, nrows: int, off: int, ld: int, a: str | None = None,
+              scale: int | None = None) -> None:
+    """H_PREFETCH_V nrows (a multiple of 4) rows of 64 elements, ld apart from HBM element offset off, into
+    consecutive vector SRAM rows from dst. Sets SCALE_OFFSET and STRIDE."""
+    assert nrows % p.VROWS == 0, nrows
+    p.scale_stride(p.tensor_elems(tensor) if scale is None else scale, ld)
+    p.li("gp11", dst)
+    p.li("gp12", off)
+    with p.loop("gp13", nrows // p.VROWS):
+        p(f"H_PREFETCH_V gp11, gp12, {a or p.areg(tensor)}, 1, 0", f"S_ADDI_INT gp11, gp11, {p.VROWS * 64}")
+        p.add("gp12", "gp12", p.VROWS * ld, tmp="gp14")
+
+
+def load_image(p: Prog, tensor: str, img: Img, r0: int, nrows: int, row0: int, width: int, ld: int | None = None,
+               col0: int = 0, off: int = 0) -> None:
+    """Rows row0.. (nrows of them), columns col0..col0+width of a row-major HBM matrix (row stride ld, from
+    element offset off) into rows r0.. of image img."""
+    ld = ld if ld is not None else p.layout.placements[tensor].shape[-1]
+    for c in range(width // 64):
+        load_rows(p, tensor, img.at(r0, c), nrows, off + row0 * ld + col0 + 64 * c, ld)
+
+
+def mm(p: Prog, A: Img, r0: int, nrows: int, K: int, w: W, N: int, C: Img, c_r0: int, tmp: int | None = None,
+       accumulate: bool = False, src_col: int = 0, ncols: int = 64, dst_col: int = 0, slot: int = 0,
+       a_chunk0: int = 0) -> None:
+    """C[c_r0.., :N] (=, or += with accumulate) A[r0..r0+nrows, :K] @ w with M_MM (M_TMM for a transposed w),
+    one BLEN x BLEN block per instruction: per N tile, the K tiles go through matrix SRAM four at a time;
+    groups after the first (and accumulate) write to the tmp rows and are added. src_col/ncols/dst_col
+    compute output columns dst_col.. of each N tile from the tile's columns src_col.. (one N tile)."""
+    op = "M_TMM" if w.trans else "M_MM"
+    kt_n, nt_n = K // 64, -(-N // 64)
+    groups = [list(range(g, min(g + 4, kt_n))) for g in range(0, kt_n, 4)]
+    p.scale_stride(w.n, w.ld)
+    for nt in range(nt_n):
+        for gi, grp in enumerate(groups):
+            for s, kt in enumerate(grp):
+                p.li("gp1", ((slot + s) % 4) * p.TILE)
+                p.li("gp2", w.tile(kt, nt))
+                p(f"H_PREFETCH_M gp1, gp2, {w.a}, 1, 0")
+            to_tmp = accumulate or gi > 0
+            assert not to_tmp or (tmp is not None and ncols == 64)
+            dst = tmp if to_tmp else C.at(c_r0, nt) + dst_col
+            p.li("gp3", A.at(r0, a_chunk0 + grp[0]))
+            p.li("gp4", dst)
+            with p.loop("gp5", nrows // p.BLEN):
+                p(f"S_ADDI_INT gp6, gp0, {slot * p.TILE + src_col}", "S_ADDI_INT gp7, gp4, 0")
+                with p.loop("gp8", ncols // p.BLEN):
+                    p("S_ADDI_INT gp9, gp6, 0", "S_ADDI_INT gp10, gp3, 0")
+                    with p.loop("gp11", len(grp)):
+                        p(f"{op} 0, gp9, gp10")
+                        if len(grp) > 1:
+                            p(f"S_ADDI_INT gp9, gp9, {p.TILE}", f"S_ADDI_INT gp10, gp10, {A.rows * 64}")
+                    p("M_MM_WO gp7, gp0, 0", f"S_ADDI_INT gp7, gp7, {p.BLEN}", f"S_ADDI_INT gp6, gp6, {p.BLEN}")
+                p(f"S_ADDI_INT gp3, gp3, {p.BLEN * 64}", f"S_ADDI_INT gp4, gp4, {p.BLEN * 64}")
+            if to_tmp:
+                rows_add(p, C.at(c_r0, nt), tmp, nrows)
+
+
+def rows_op(p: Prog, op: str, dst: int, src: int, nrows: int, src2: int | None = None) -> None:
+    """V_<op> over nrows consecutive rows: dst[i] = src[i] op src2[i] (src2 None: dst[i] = dst[i] op src[i])."""
+    a, b = (dst, src) if src2 is None else (src, src2)
+    p.li("gp1", dst)
+    p.li("gp2", a)
+    p.li("gp3", b)
+    with p.loop("gp4", nrows):
+        p(f"{op} gp1, gp2, gp3", "S_ADDI_INT gp1, gp1, 64", "S_ADDI_INT gp2, gp2, 64", "S_ADDI_INT gp3, gp3, 64")
+
+
+def rows_add(p: Prog, dst: int, src: int, nrows: int) -> None:
+    rows_op(p, "V_ADD_VV", dst, src, nrows)
+
+
+def rows_scale(p: Prog, addr: int, nrows: int, freg: str) -> None:
+    p.li("gp1", addr)
+    with p.loop("gp4", nrows):
+        p(f"V_MUL_VF gp1, gp1, {freg}", "S_ADDI_INT gp1, gp1, 64")
+
+
+def rows_act(p: Prog, act: str, addr: int, nrows: int, tmp: int) -> None:
+    """Rows addr.. := act(rows) (silu / relu), scratch row tmp; sets f1 (and f2, f3) as activation_constants."""
+    activation_constants(p, act)
+    p.li("gp1", addr)
+    p.li("gp2", tmp)
+    with p.loop("gp4", nrows):
+        _activation_body(p, act, "gp1", "gp2")
+        p("S_ADDI_INT gp1, gp1, 64")
+
+
+class Vmem:
+    """Bump allocator of vector SRAM rows (64-element aligned)."""
+
+    def __init__(self, start: int, end: int = 1024 * 64):
+        self.top, self.end = start, end
+
+    def take(self, n: int) -> int:
+        a = self.top
+        self.top += -(-n // 64) * 64
+        assert self.top <= self.end, f"vector SRAM exhausted ({self.top} > {self.end})"
+        return a
+
+
+# ---- Level 2: feed-forward networks --------------------------------------------------------------------
+def ffn(p: Prog, task: str) -> None:
+    """x in place at y's image; the hidden layer [M, F] after it; the output product overwrites x."""
+    cfg = p.cfg
+    M, H, F = cfg["M"], cfg["H"], cfg["F"]
+    X = Img(p.out("y"), M)
+    mem = Vmem(X.addr + M * H)
+    load_image(p, "x", X, 0, M, 0, H)
+    if task == "ffn":
+        G = Img(mem.take(M * F), M)
+        tmp = mem.take(M * 64)
+        mm(p, X, 0, M, H, W(p, "w1"), F, G, 0, tmp)
+        for c in range(F // 64):
+            rows_act(p, "silu", G.at(0, c), M, tmp)
+        mm(p, G, 0, M, F, W(p, "w2"), H, X, 0, tmp)
+    else:  # swiglu
+        G, U = Img(mem.take(M * F), M), Img(mem.take(M * F), M)
+        tmp = mem.take(M * 64)
+        mm(p, X, 0, M, H, W(p, "wg"), F, G, 0, tmp)
+        mm(p, X, 0, M, H, W(p, "wu"), F, U, 0, tmp)
+        for c in range(F // 64):
+            rows_act(p, "silu", G.at(0, c), M, tmp)
+        rows_op(p, "V_MUL_VV", G.addr, U.addr, M * F // 64)
+        mm(p, G, 0, M, F, W(p, "wd"), H, X, 0, tmp)
+
+
+# ---- Level 2: attention --------------------------------------------------------------------------------
+FP_M, FP_L = 64, 192   # FP SRAM: running row maxima and sums of the online softmax
+
+
+def attention_head(p: Prog, q: W, k: W, v: W, S: int, O: Img, oc: int, mem: Vmem, scale: str | None,
+                   bias=None) -> None:
+    """One head, not causal: O[:, chunk oc] = softmax(q k^T * scale [+ bias]) v, S a multiple of 64. q, k, v
+    are [S, 64] blocks of HBM tensors (W: off = column, ld = row stride). Per block of 64 queries, the keys
+    go 64 at a time with an online softmax (running max m and sum l per row in FP SRAM); the output rows
+    accumulate in O and are divided by l at the end. f6 = -inf, scale in the f register `scale`.
+    bias: (tensor, off, ld) of an [S, S] additive bias."""
+    qbuf, sbuf, tmp = mem.take(64 * 64), mem.take(64 * 64), mem.take(64 * 64)
+    Q, Sc = Img(qbuf, 64), Img(sbuf, 64)
+    for qb in range(S // 64):
+        load_rows(p, q.tensor, qbuf, 64, q.off + qb * 64 * q.ld, q.ld)
+        if scale:
+            rows_scale(p, qbuf, 64, scale)
+        for kb in range(S // 64):
+            kw = W(p, k.tensor, k.off + kb * 64 * k.ld, k.ld, trans=True)
+            mm(p, Q, 0, 64, 64, kw, 64, Sc, 0)
+            if bias is not None:
+                bt, boff, bld = bias
+                load_rows(p, bt, tmp, 64, boff + qb * 64 * bld + kb * 64, bld)
+                rows_add(p, sbuf, tmp, 64)
+            p.li("gp1", sbuf)
+            p.li("gp2", O.at(qb * 64, oc))
+            p.li("gp3", 0)
+            with p.loop("gp4", 64):
+                if kb == 0:
+                    p("S_ADD_FP f2, f6, f0", "V_RED_MAX f2, gp1, 0", "V_SUB_VF gp1, gp1, f2", "V_EXP_V gp1, gp1",
+                      "S_ADD_FP f4, f0, f0", "V_RED_SUM f4, gp1", f"S_ST_FP f2, gp3, {FP_M}",
+                      f"S_ST_FP f4, gp3, {FP_L}")
+                else:
+                    p(f"S_LD_FP f1, gp3, {FP_M}", "S_ADD_FP f2, f1, f0", "V_RED_MAX f2, gp1, 0",
+                      "S_SUB_FP f3, f1, f2", "S_EXP_FP f3, f3", "V_SUB_VF gp1, gp1, f2", "V_EXP_V gp1, gp1",
+                      "S_ADD_FP f4, f0, f0", "V_RED_SUM f4, gp1", f"S_LD_FP f5, gp3, {FP_L}", "S_MUL_FP f5, f5, f3",
+                      "S_ADD_FP f5, f5, f4", f"S_ST_FP f5, gp3, {FP_L}", f"S_ST_FP f2, gp3, {FP_M}",
+                      "V_MUL_VF gp2, gp2, f3")
+                p("S_ADDI_INT gp1, gp1, 64", "S_ADDI_INT gp2, gp2, 64", "S_ADDI_INT gp3, gp3, 1")
+            vw = W(p, v.tensor, v.off + kb * 64 * v.ld, v.ld)
+            mm(p, Sc, 0, 64, 64, vw, 64, Img(O.at(0, oc), O.rows), qb * 64, tmp=tmp, accumulate=kb > 0)
+        p.li("gp2", O.at(qb * 64, oc))
+        p.li("gp3", 0)
+        with p.loop("gp4", 64):
+            p(f"S_LD_FP f5, gp3, {FP_L}", "S_RECI_FP f5, f5", "V_MUL_VF gp2, gp2, f5", "S_ADDI_INT gp2, gp2, 64",
+              "S_ADDI_INT gp3, gp3, 1")
+
+
+def attention(p: Prog, task: str) -> None:
+    cfg = p.cfg
+    S, D = cfg["S"], cfg["D"]
+    assert D == 64 and S % 64 == 0, (S, D)
+    NH = cfg.get("NH", 1)
+    NKV = {"mha": NH, "gqa": cfg.get("NKV", 1)}.get(task, 1)
+    O = Img(p.out("o"), S)
+    mem = Vmem(O.addr + S * NH * D)
+    p("S_LD_FP f7, gp0, 2                 ; 1/sqrt(D)", "S_LD_FP f6, gp0, 3                 ; -inf")
+    for h in range(NH):
+        g = h // (NH // NKV)
+        q = W(p, "q", h * D, NH * D)
+        k = W(p, "k", g * D, NKV * D)
+        v = W(p, "v", g * D, NKV * D)
+        top = mem.top
+        attention_head(p, q, k, v, S, O, h, mem, "f7")
+        mem.top = top
+
+
 TEMPLATES = {"silu": elementwise, "relu": elementwise, "gelu": elementwise, "softmax": rowwise,
              "layer_norm": rowwise, "rms_norm": rowwise, "gemv": gemv, "gemm": matmul, "batch_matmul": matmul,
-             "linear": matmul}
+             "linear": matmul, "ffn": ffn, "swiglu": ffn, "scaled_dot_product": attention,
+             "flash_attention": attention, "mha": attention, "gqa": attention, "mqa": attention}
 
 
 def run_template(templates, title, task, cfg, layout, spec):
