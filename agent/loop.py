@@ -37,6 +37,8 @@ class RunSettings:
     api_base: Optional[str] = None
     isa: Optional[str] = None  # the ISA file (default targets/<target>.isa; co-design passes an overlay)
     seed: Optional[int] = None  # evaluation k draws its inputs from seed + 7919 * k (default: fresh entropy)
+    codesign: bool = False  # the model may propose instructions (propose_instruction) and profile its kernel
+    note: str = ""  # appended to the task message (co-design phase 2: the base kernel to beat)
 
     def public(self) -> dict:
         d = asdict(self)
@@ -125,6 +127,8 @@ class Run:
         self._own_evaluator = evaluator is None
         self._evaluations = 0
         self.tools = self._make_tools()
+        if s.codesign:
+            self._enable_codesign()
         if tools_hook:
             tools_hook(self)
 
@@ -136,6 +140,24 @@ class Run:
         self.docs_markdown = (target.docs / f"{self.spec.isa.name}.md").read_text(encoding="utf-8")
         index = (target.docs / "index.txt").read_text(encoding="utf-8")
         return Tools(self.out / "workspace", Assembler(self.spec), self.spec, index, self._evaluate)
+
+    # -- co-design: proposals rebuild the target the tools work on
+    def _enable_codesign(self) -> None:
+        from . import codesign_tools
+        self.tools.extra.update(codesign_tools.tools(self))
+
+    def switch_isa(self, path: Path) -> None:
+        """From now on the tools (assembler, docs, evaluator) work on the ISA at `path`."""
+        import isadl
+        from kcgen.asm import Assembler
+        from kcgen.target import build_target
+        self.isa_path = Path(path)
+        self.spec = isadl.load(self.isa_path)
+        target = build_target(self.spec)  # a new IR hash: a new cache entry; the base stays cached
+        self.docs_markdown = (target.docs / f"{self.spec.isa.name}.md").read_text(encoding="utf-8")
+        self.tools.spec = self.spec
+        self.tools.assembler = Assembler(self.spec)
+        self.tools.docs_index = (target.docs / "index.txt").read_text(encoding="utf-8")
 
     def _evaluate(self, code: str):
         from kcgen.evaluation import Evaluator
@@ -187,8 +209,11 @@ class Run:
         else:
             system = prompt.system_prompt(s.target, self.docs_markdown, self.max_turns,
                                           self._one_shot() if s.one_shot else None)
-            messages = [{"role": "system", "content": system},
-                        {"role": "user", "content": prompt.task_message(self.statement)}]
+            task_text = prompt.task_message(self.statement) + (f"\n\n{s.note}" if s.note else "")
+            if s.codesign:
+                from .codesign_tools import GUIDE
+                system += "\n\n" + GUIDE
+            messages = [{"role": "system", "content": system}, {"role": "user", "content": task_text}]
             self._record({"type": "meta", "settings": s.public(), "max_turns": self.max_turns,
                           "scripted": models.is_scripted(s.model), "isa": self.spec.isa.name,
                           "level": self.task.level})
@@ -272,6 +297,9 @@ class Run:
                 if "evaluation" in rec:
                     state.evaluated(rec["evaluation"], rec["turn"])
                     self._evaluations += 1
+        accepted = [r for r in records if r["type"] == "proposal" and r.get("accepted")]
+        if accepted and Path(accepted[-1]["overlay"]).exists():
+            self.switch_isa(Path(accepted[-1]["overlay"]))
         self._record({"type": "resume", "turns_done": state.turns, "tool_calls_done": len(done)})
         if state.last_evaluated is not None and any(c["id"] not in done for c, _ in pending):
             self._restore_last_evaluation(state.last_evaluated)
@@ -286,6 +314,10 @@ class Run:
         self._evaluations -= 1  # the same inputs as that evaluation had, and the count unchanged
         r = self._evaluate(code)
         self.tools.last = Evaluation(r.correct, r.cycles, r.baseline_cycles, r.speedup, r.summary(), code, r)
+
+    def _proposals(self) -> dict:
+        from .codesign_tools import summary
+        return summary(self)
 
     def _summary(self, state: _State) -> dict:
         s = self.settings
@@ -306,7 +338,8 @@ class Run:
             "evaluations": state.evaluations, "tokens_in": state.tokens_in, "tokens_out": state.tokens_out,
             "tokens_reasoning": state.tokens_reasoning, "cost": state.cost if state.cost_known else None,
             "model_seconds": round(state.seconds, 3), "stop": state.stop, "error": state.error,
-            "tool_failures": self.tools.failures,
+            "tool_failures": self.tools.failures, "isa": self.spec.isa.name, "isa_path": str(self.isa_path),
+            **(self._proposals() if s.codesign else {}),
             "best_kernel": str(best_path) if best_path else None})
 
 

@@ -11,6 +11,11 @@ scripted/reference — plays a realistic session for any item with a reference k
 scripted/fail — goes through the same motions with a kernel that does nothing; never succeeds.
 scripted/crash — ends its own process at its first turn (tests that the benchmark runner's
   isolation confines a dying run to its own cell).
+scripted/codesign — plays scripted/reference on the base ISA; in a co-design run (it is offered
+  propose_instruction) it plays the item's reference co-design case (tasks/codesign/<target>/
+  <task>/: extension.isa and kernel.py): profiles its kernel, proposes the extension with an
+  encoding that collides with an existing instruction, reads why it was rejected, proposes it as
+  written, then writes, checks and evaluates the kernel that uses it.
 
 A scripted model knows only what is in the conversation (the task statement names the task,
 configuration and target) plus the repository's reference kernels.
@@ -25,7 +30,7 @@ import litellm
 from litellm import CustomLLM
 from litellm.types.utils import ChatCompletionMessageToolCall, Choices, Function, Message, ModelResponse, Usage
 
-MODELS = ("reference", "fail", "crash")
+MODELS = ("reference", "fail", "crash", "codesign")
 _STATEMENT = re.compile(r"Task (\w+) \(level \d\), configuration (C\d) on (\w+):")
 _OUTPUTS = re.compile(r"^Inputs: .*?\. Outputs \(the kernel writes them\): ([\w, ]+)\.$", re.M)
 _registered = False
@@ -51,7 +56,11 @@ class ScriptedLLM(CustomLLM):
         if name == "crash":
             import os
             os._exit(3)
-        text, calls = Script(messages, name).next()
+        tools = [t["function"]["name"] for t in (kwargs.get("optional_params") or {}).get("tools") or []]
+        if name == "codesign" and "propose_instruction" in tools:
+            text, calls = CodesignScript(messages, name).next()
+        else:
+            text, calls = Script(messages, "reference" if name == "codesign" else name).next()
         tool_calls = [ChatCompletionMessageToolCall(id=f"call_{len(messages)}_{i}", type="function",
                                                     function=Function(name=n, arguments=json.dumps(a)))
                       for i, (n, a) in enumerate(calls)]
@@ -128,6 +137,75 @@ class Script:
                 return "I left out an instruction; here is the complete kernel.", [("write_code", {"code": reference})]
             return "I do not know how to fix this.", []
         return "Done.", []
+
+
+class CodesignScript(Script):
+    """Phase 2 of a co-design session, from the item's reference co-design case."""
+
+    def next(self) -> tuple[str, list[tuple[str, dict]]]:
+        from kcgen.paths import TASKS
+        case = TASKS / "codesign" / str(self.target) / str(self.task)
+        if self.task is None or not (case / "extension.isa").exists():
+            return f"There is no co-design case for {self.task} on {self.target}; I keep the base kernel.", []
+        extension = (case / "extension.isa").read_text(encoding="utf-8")
+        proposals = [(a, r) for n, a, r in self.history if n == "propose_instruction"]
+        if not self.history:
+            return "Profiling the base kernel first.", [("profile_kernel", {})]
+        name, args, result = self.history[-1]
+        if name == "profile_kernel":
+            return ("The hot rows emulate a missing vector operation with several instructions; proposing it.",
+                    [("propose_instruction", {"isadl": _colliding(extension, self.target),
+                                              "rationale": "one instruction for the sequence the profile shows"})])
+        if name == "propose_instruction":
+            if result.startswith("rejected") and len(proposals) < 3:
+                return "The encoding collides; using a free opcode.", [
+                    ("propose_instruction", {"isadl": extension, "rationale": "as before, with a free opcode"})]
+            if result.startswith("accepted"):
+                return "Rewriting the kernel with the new instruction.", [
+                    ("write_code", {"code": _codesign_kernel(case, self.target, self.task, self.config)})]
+            return "My proposals were rejected; I keep the base kernel.", []
+        if name == "write_code":
+            return "Checking the syntax.", [("check_syntax", {})]
+        if name == "check_syntax":
+            if "All checks passed" in result:
+                return "It assembles; evaluating.", [("run_evaluation", {})]
+            return "The extended kernel does not assemble; I stop.", []
+        if name == "run_evaluation":
+            cycles = re.search(r"(\d+) cycles", result)
+            if result.startswith("All elements match"):
+                return f"The extended kernel is correct ({cycles.group(1) if cycles else '?'} cycles). Done.", []
+            return "The extended kernel is wrong; I stop.", []
+        return "Done.", []
+
+
+def _colliding(extension: str, target: str) -> str:
+    """The extension with its first constant field set to that of an existing instruction of the
+    same format: a realistic first attempt that the validator must reject."""
+    import isadl
+    from kcgen.paths import TARGETS
+    found = re.search(r"encoding\s+(\w+)\(\s*(\w+)\s*=\s*(\w+)", extension)
+    if not found:
+        return extension
+    fmt, field = found.group(1), found.group(2)
+    base = isadl.load(TARGETS / f"{target}.isa")
+    for insn in base.isa.instructions:
+        if insn.encoding is not None and insn.encoding.format == fmt:
+            for b in insn.encoding.bindings:
+                if b.field == field and b.value is not None:
+                    value = base.params_eval(b.value)
+                    return extension[:found.start(3)] + f"{value:#x}" + extension[found.end(3):]
+    return extension
+
+
+def _codesign_kernel(case, target: str, task: str, config: str) -> str:
+    import isadl
+    from kcgen import taskspec
+    from kcgen.evaluation import layout_for
+    from kcgen.paths import TARGETS, load_module
+    spec = isadl.load(TARGETS / f"{target}.isa")
+    item = taskspec.find(task)
+    return load_module(case / "kernel.py").generate(item, item.config(target, config),
+                                                    layout_for(spec, item, target, config), spec)
 
 
 def _reference_kernel(target: str, task: str, config: str) -> Optional[str]:

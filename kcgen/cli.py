@@ -510,12 +510,15 @@ def agent_cmd(target, task, model, config, max_turns, thinking, one_shot, out, a
     sys.exit(0 if summary.get("success") else 1)
 
 
-def _print_event(rec: dict) -> None:
+def _print_event(rec: dict, phase: str = "") -> None:
     """One compact line per turn and per tool call."""
     kind = rec["type"]
+    phase = f"{phase} " if phase else ""
     if kind == "assistant":
         text = " ".join((rec.get("content") or "").split())[:100]
-        click.echo(f"[turn {rec['turn']}] {text}")
+        click.echo(f"[{phase}turn {rec['turn']}] {text}")
+    elif kind == "proposal":
+        click.echo(f"    proposal {', '.join(rec['mnemonics'])}: {'accepted' if rec['accepted'] else 'rejected'}")
     elif kind == "tool":
         first = (rec.get("result") or "").strip().splitlines()[:1]
         click.echo(f"    {rec['name']}: {first[0][:110] if first else ''}")
@@ -611,6 +614,96 @@ def report_cmd(rundir, compare) -> None:
         sys.exit(1)
     click.echo(rep.summary)
     click.echo(f"report: {rep.html}  ({rep.markdown.name}, {rep.csv.name}, {len(rep.plots)} plots)")
+
+
+@main.command("propose")
+@click.argument("target")
+@click.argument("proposal", type=click.Path(dir_okay=False, exists=True))
+@click.option("--out", "outdir", type=click.Path(file_okay=False), default="runs/propose", show_default=True,
+              help="Where the accepted overlay is written (an overlay there may be the TARGET to extend).")
+@click.option("--tag", default=None, help="The overlay is isa TARGET_TAG (default: x1, x2, ...).")
+def propose_cmd(target, proposal, outdir, tag) -> None:
+    """Validate PROPOSAL.isa (instruction blocks, no isa header) as an extension of TARGET; when it
+    is accepted, write the overlay and build the extended target. Exit 0 accepted, 1 rejected."""
+    from kcgen import codesign
+    from kcgen.target import build_target
+    base = isadl.find_target(target)
+    _load_target(str(base), ())
+    text = Path(proposal).read_text(encoding="utf-8")
+    try:
+        verdict = codesign.propose(base, text, Path(outdir), tag=tag)
+    except ValueError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    if not verdict.accepted:
+        click.echo(f"{proposal}: rejected", err=True)
+        for r in verdict.reasons:
+            click.echo(f"  {r.replace('proposal.isa', proposal)}", err=True)
+        sys.exit(1)
+    built = build_target(isadl.load(verdict.overlay))
+    click.echo(f"accepted: {', '.join(f'{m} (cycle floor {verdict.floors[m]})' for m in verdict.mnemonics)}")
+    click.echo(f"overlay {verdict.overlay} (isa {verdict.name} extends {verdict.base}); built {built.directory}")
+
+
+@main.command("profile")
+@click.argument("target")
+@click.argument("task")
+@click.argument("kernel", type=click.Path(dir_okay=False, exists=True))
+@click.option("--config", default="C1", type=click.Choice(["C1", "C2", "C3", "C4", "C5"]), show_default=True)
+@click.option("--as", "as_target", default=None, help="Which of the task's targets TARGET stands for.")
+@click.option("--max-steps", default=200_000, type=click.IntRange(1), show_default=True,
+              help="Instructions (bundles) to profile.")
+def profile_cmd(target, task, kernel, config, as_target, max_steps) -> None:
+    """Where KERNEL.s spends its cycles on TASK's inputs: per instruction, per unit, hottest lines
+    and loops, and the most frequent dependent instruction chains (fusion candidates)."""
+    from kcgen import taskspec
+    from kcgen.evaluation import Evaluator
+    spec = _load_target(target, ())
+    key = as_target or spec.isa.name.split("_")[0]
+    try:
+        t = taskspec.find(task)
+    except KeyError as exc:
+        click.echo(f"error: {exc.args[0]}", err=True)
+        sys.exit(1)
+    if key not in t.targets:
+        click.echo(f"error: task {t.name} does not apply to {key}", err=True)
+        sys.exit(1)
+    with Evaluator() as ev:
+        click.echo(ev.profile(Path(kernel).read_text(encoding="utf-8"), isadl.find_target(target), t.path, key,
+                              config, max_steps=max_steps))
+
+
+@main.command("codesign")
+@click.argument("target", type=click.Choice(["plena", "amdnpu", "coral", "boom"]))
+@click.argument("task")
+@click.option("--model", required=True, help="A litellm model, or scripted/codesign (offline).")
+@click.option("--config", default="C1", type=click.Choice(["C1", "C2", "C3", "C4", "C5"]), show_default=True)
+@click.option("--out", type=click.Path(file_okay=False), default=None,
+              help="Session directory (default runs/codesign/TARGET-TASK-CONFIG-MODEL); rerunning resumes.")
+@click.option("--max-turns", type=click.IntRange(1, 200), default=None, help="Turn budget per phase.")
+@click.option("--thinking", is_flag=True)
+@click.option("--api-base", default=None)
+def codesign_cmd(target, task, model, config, out, max_turns, thinking, api_base) -> None:
+    """Phase 1: the best kernel on the base ISA; phase 2: propose instructions and rewrite.
+    Writes OUT/summary.json (base_cycles, extended_cycles, speedup, accepted, rejected)."""
+    from kcgen.paths import agent
+    A = agent()
+    from importlib import import_module
+    cd = import_module(A.__name__ + ".codesign")
+    out = Path(out or Path("runs") / "codesign" / f"{target}-{task}-{config}-{model.replace('/', '_')}")
+    try:
+        result = cd.run_codesign(target, task, model, out, config=config, max_turns=max_turns, thinking=thinking,
+                                 api_base=api_base, on_event=lambda phase, rec: _print_event(rec, phase))
+    except A.RunError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    tag = " [scripted model]" if result.get("scripted") else ""
+    click.echo(f"co-design{tag}: base {result['base_cycles']} cycles, extended {result['extended_cycles']} cycles"
+               + (f", speedup {result['speedup']:.2f}x" if result.get("speedup") else ""))
+    click.echo(f"accepted: {', '.join(result['accepted']) or 'none'}; rejected: "
+               + (", ".join(f"{r['mnemonic']} ({r['reason'][:80]})" for r in result['rejected']) or "none"))
+    click.echo(f"summary: {out / 'summary.json'}")
+    sys.exit(0 if result.get("extended_cycles") else 1)
 
 
 if __name__ == "__main__":

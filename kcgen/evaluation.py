@@ -364,6 +364,25 @@ def _set_register(spec: Spec, sim, name: str, value: int) -> None:
     arr[index] = np.array(value & ((1 << bits) - 1), dtype=f"u{arr.dtype.itemsize}").view(arr.dtype)
 
 
+def start_trial(sim, program, task: TaskSpec, lay: Layout, seed: int, profile: str) -> dict[str, np.ndarray]:
+    """A clean machine with the program loaded, the layout's constants, fresh inputs drawn with
+    `seed` under value `profile`, poisoned outputs and the argument registers set; returns the
+    inputs as the kernel sees them. Raises LoadError when the program does not fit."""
+    rng = np.random.default_rng(seed)
+    _clean(sim)  # nothing survives from an earlier run
+    sim.load(program)
+    lay.preload(sim)
+    inputs = {}
+    for t in task.inputs:
+        p = lay.placements[t.name]
+        inputs[t.name] = lay.write(sim, t.name, draw(rng, profile, p.shape, DTYPES[p.dtype]))
+    for t in task.outputs:
+        lay.poison(sim, t.name)
+    for reg, value, _ in lay.args:
+        _set_register(sim.spec, sim, reg, value)
+    return inputs
+
+
 def evaluate(kernel: str, spec: Spec, task: TaskSpec, target: str, config: str = "C1", trials: int = 3,
              seed: Optional[int] = None, max_steps: int = 50_000_000, baseline_cycles: Optional[int] = None,
              roofline_cycles: Optional[int] = None, layout: Optional[Layout] = None,
@@ -393,21 +412,10 @@ def evaluate(kernel: str, spec: Spec, task: TaskSpec, target: str, config: str =
         profile = task.profiles[k % len(task.profiles)]
         result.seeds.append(trial_seed)
         result.profiles.append(profile)
-        rng = np.random.default_rng(trial_seed)
-        _clean(sim)  # nothing survives from an earlier run
         try:
-            sim.load(program)
+            inputs = start_trial(sim, program, task, lay, trial_seed, profile)
         except Exception as exc:  # LoadError: the program's sections do not fit the machine
             return EvalResult(False, error=str(exc))
-        lay.preload(sim)
-        inputs = {}  # as the kernel sees them
-        for t in task.inputs:
-            p = lay.placements[t.name]
-            inputs[t.name] = lay.write(sim, t.name, draw(rng, profile, p.shape, DTYPES[p.dtype]))
-        for t in task.outputs:
-            lay.poison(sim, t.name)
-        for reg, value, _ in lay.args:
-            _set_register(spec, sim, reg, value)
         run = sim.run(max_steps)
         if k == 0:
             result.cycles, result.instret = run.cycles, run.instret
@@ -489,6 +497,23 @@ def _worker_own(isa_path: str, defines: tuple, task_path: str, target: str, conf
     return evaluate_item(kernel.text, spec, task, target, config, layout=lay, path=str(kernel.origin), **kwargs)
 
 
+def _worker_profile(isa_path: str, defines: tuple, task_path: str, target: str, config: str, kernel: str,
+                    max_steps: int) -> str:
+    from .profile import profile, render
+    key = (isa_path, defines)
+    spec = _SPECS.get(key)
+    if spec is None:
+        spec = _SPECS[key] = isadl.load(isa_path, dict(defines))
+    task = taskspec.load(task_path)
+    try:
+        report = profile(spec, kernel, task, target, config, layout_for(spec, task, target, config), max_steps)
+    except isadl.IsaError as exc:
+        return f"the kernel does not assemble:\n{exc}"
+    except Exception as exc:  # LoadError and the like: the kernel's problem, reported
+        return f"cannot profile: {exc}"
+    return render(report)
+
+
 class Evaluator:
     """Runs evaluations in a long-lived worker process, so nothing a kernel does can take the caller
     down (a crashed worker gives an error result and is replaced). The worker keeps ISAs and
@@ -517,6 +542,14 @@ class Evaluator:
         """Evaluate the item's own baseline or reference kernel; the future's result is None when it has none."""
         return self._executor().submit(_worker_own, str(isa_path), tuple(sorted((defines or {}).items())),
                                        str(task_path), target, config, kind, kwargs)
+
+    def profile(self, kernel: str, isa_path: str, task_path: str, target: str, config: str = "C1",
+                defines: Optional[dict] = None, max_steps: int = 200_000, timeout: Optional[float] = 120) -> str:
+        """kcgen.profile's report for the kernel, computed in the worker process."""
+        future = self._executor().submit(_worker_profile, str(isa_path), tuple(sorted((defines or {}).items())),
+                                         str(task_path), target, config, kernel, max_steps)
+        out = self.result(future, timeout)
+        return out.error if isinstance(out, EvalResult) else out
 
     def result(self, future, timeout: Optional[float] = None) -> Optional[EvalResult]:
         from concurrent.futures import TimeoutError as FutureTimeout
