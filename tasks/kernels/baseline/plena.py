@@ -404,6 +404,14 @@ def rows_op(p: Prog, op: str, dst: int, src: int, nrows: int, src2: int | None =
         p(f"{op} gp1, gp2, gp3", "S_ADDI_INT gp1, gp1, 64", "S_ADDI_INT gp2, gp2, 64", "S_ADDI_INT gp3, gp3, 64")
 
 
+def rows_copy(p: Prog, dst: int, src: int, nrows: int, masked: bool = False) -> None:
+    """dst rows = src rows (masked: only the lanes V_MASK enables)."""
+    p.li("gp1", dst)
+    p.li("gp2", src)
+    with p.loop("gp4", nrows):
+        p(f"V_ADD_VF gp1, gp2, f0, {1 if masked else 0}", "S_ADDI_INT gp1, gp1, 64", "S_ADDI_INT gp2, gp2, 64")
+
+
 def rows_add(p: Prog, dst: int, src: int, nrows: int) -> None:
     rows_op(p, "V_ADD_VV", dst, src, nrows)
 
@@ -461,6 +469,68 @@ def ffn(p: Prog, task: str) -> None:
             rows_act(p, "silu", G.at(0, c), M, tmp)
         rows_op(p, "V_MUL_VV", G.addr, U.addr, M * F // 64)
         mm(p, G, 0, M, F, W(p, "wd"), H, X, 0, tmp)
+
+
+# ---- Level 2: rotary position embedding -----------------------------------------------------------------
+def shifted_areg(p: Prog, tensor: str, areg: str, shift: int = 32) -> int:
+    """Point areg at tensor's base - shift, so that a prefetch at offset o brings element o - shift to lane 0
+    (rows shifted right by `shift` lanes; the layout puts zero bytes before every input). Returns the
+    SCALE_OFFSET that finds the scales from there: n + shift - shift / 8."""
+    base = next(v for reg, v, what in p.layout.args if what == f"address of {tensor} in HBM")
+    p.li("gp1", base - shift)
+    p(f"C_SET_ADDR_REG {areg}, gp0, gp1")
+    return p.tensor_elems(tensor) + shift - shift // 8
+
+
+def set_mask(p: Prog, mask: int) -> None:
+    p(f"S_ADDI_INT gp1, gp0, {mask}", "C_SET_V_MASK_REG gp1")
+
+
+HI, LO = 0b1100, 0b0011    # V_MASK: lanes 32..63, lanes 0..31
+
+
+def rope_tables(p: Prog, cs: list, r0: int, nrows: int, C2: int, S2: int, tmp: int) -> None:
+    """Rows C2[r] = [cos_r | cos_r] and S2[r] = [-sin_r | sin_r] for rows r0..r0+nrows of the [S, 32] tables:
+    cs = [(tensor, off, areg, shifted areg, its SCALE_OFFSET)] for cos, sin (as shifted_areg set them up)."""
+    for (t, off, a, ash, so), dst in zip(cs, (C2, S2)):
+        load_rows(p, t, dst, nrows, off + r0 * 32, 32)
+        load_rows(p, t, tmp, nrows, off + r0 * 32, 32, a=ash, scale=so)
+        if dst == S2:
+            set_mask(p, LO)
+            p.li("gp1", dst)
+            with p.loop("gp4", nrows):
+                p("V_SUB_VF gp1, gp1, f0, 1, 1", "S_ADDI_INT gp1, gp1, 64")
+        set_mask(p, HI)
+        rows_copy(p, dst, tmp, nrows, masked=True)
+
+
+def rope(p: Prog, task: str) -> None:
+    """Per group of 4 positions: the cos/sin rows [c | c] and [-s | s] (right-shifted copies from an a register
+    pointed 32 elements before the table), then per head x, its rotation [x2 | x1] (x at +32 merged with x
+    shifted right by 32 under V_MASK) and y = x * [c | c] + [x2 | x1] * [-s | s]."""
+    cfg = p.cfg
+    S, NH, D = cfg["S"], cfg["NH"], cfg["D"]
+    assert D == 64
+    Wd = NH * D
+    Y = Img(p.out("y"), S)
+    mem = Vmem(Y.addr + S * Wd)
+    C2, S2, T, XR = (mem.take(4 * 64) for _ in range(4))
+    sx = shifted_areg(p, "x", "a5")
+    scs = [("cos", 0, p.areg("cos"), "a6", shifted_areg(p, "cos", "a6")),
+           ("sin", 0, p.areg("sin"), "a7", shifted_areg(p, "sin", "a7"))]
+    for g in range(S // 4):
+        r0 = 4 * g
+        rope_tables(p, scs, r0, 4, C2, S2, T)
+        for h in range(NH):
+            y = Y.at(r0, h)
+            load_rows(p, "x", y, 4, r0 * Wd + h * 64, Wd)
+            load_rows(p, "x", XR, 4, r0 * Wd + h * 64 + 32, Wd)
+            load_rows(p, "x", T, 4, r0 * Wd + h * 64, Wd, a="a5", scale=sx)
+            set_mask(p, HI)
+            rows_copy(p, XR, T, 4, masked=True)
+            rows_op(p, "V_MUL_VV", XR, S2, 4)
+            rows_op(p, "V_MUL_VV", y, C2, 4)
+            rows_op(p, "V_ADD_VV", y, XR, 4)
 
 
 # ---- Level 2: attention --------------------------------------------------------------------------------
@@ -532,7 +602,7 @@ def attention(p: Prog, task: str) -> None:
 
 TEMPLATES = {"silu": elementwise, "relu": elementwise, "gelu": elementwise, "softmax": rowwise,
              "layer_norm": rowwise, "rms_norm": rowwise, "gemv": gemv, "gemm": matmul, "batch_matmul": matmul,
-             "linear": matmul, "ffn": ffn, "swiglu": ffn, "scaled_dot_product": attention,
+             "linear": matmul, "ffn": ffn, "swiglu": ffn, "rope": rope, "scaled_dot_product": attention,
              "flash_attention": attention, "mha": attention, "gqa": attention, "mqa": attention}
 
 
