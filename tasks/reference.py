@@ -167,3 +167,39 @@ def conv_block(x, w, bn, **cfg):
     bn[0] and shift bn[1], then ReLU."""
     y = conv2d(x, w)["y"]
     return {"y": np.maximum(y * bn[0][:, None, None] + bn[1][:, None, None], 0)}
+
+
+# ---- dLLM sampling (tasks/level2/dllm_sampling.yaml) ----------------------------------------------------
+def _bf16_round(x):
+    """float64 -> the nearest bf16 value (ties to even, subnormals kept, overflow to inf), as float64.
+    Rounded once from float64, as PLENA's simulator rounds (ml_dtypes' astype rounds via float32)."""
+    from kcgen import numeric
+    a = np.asarray(x, dtype=np.float64)
+    return numeric.decode_array(numeric.BF16, numeric.encode_array(numeric.BF16, a)).reshape(a.shape)
+
+
+def dllm_sampling(logits, mask, K, **cfg):
+    """LLaDA low-confidence remasking step. The confidence c = 1/S is computed in bf16 as the task
+    states (the chunked V_RED_SUM order); the argmax and the top-K choice break ties by the lowest index."""
+    x = np.asarray(logits, dtype=np.float64)
+    L, V = x.shape
+    m = x.max(axis=1)
+    t = x.argmax(axis=1)                                          # first occurrence: lowest index
+    d = _bf16_round(x - m[:, None])                               # V_SUB_VF
+    e = _bf16_round(np.vectorize(math.exp, otypes=[np.float64])(d))  # V_EXP_V (libm exp, one rounding)
+    s = np.zeros(L, dtype=np.float32)                             # the bf16 running sum (held in f32)
+    for j in range(0, V, 64):                                     # V_RED_SUM, one 64-column chunk at a time
+        part = np.zeros(L, dtype=np.float32)
+        for v in range(j, min(j + 64, V)):
+            part = part + e[:, v].astype(np.float32)              # fp32, column order
+        s = _bf16_round((s + part).astype(np.float64)).astype(np.float32)  # bf16(fp32(S + part))
+    c = _bf16_round(1.0 / s.astype(np.float64))                   # S_RECI_FP
+    masked = np.asarray(mask, dtype=np.float64) > 0
+    n = min(int(K), int(masked.sum()))
+    order = np.lexsort((np.arange(L), -np.where(masked, c, -np.inf)))  # c descending, then l ascending
+    chosen = order[:n]
+    tokens = np.full(L, -1.0)
+    tokens[chosen] = t[chosen]
+    mask_out = masked.astype(np.float64)
+    mask_out[chosen] = 0.0
+    return {"tokens": tokens, "mask_out": mask_out}
