@@ -706,5 +706,34 @@ def codesign_cmd(target, task, model, config, out, max_turns, thinking, api_base
     sys.exit(0 if result.get("extended_cycles") else 1)
 
 
+@main.command("sweep")
+@click.argument("target", type=click.Choice(["plena", "amdnpu", "coral", "boom"]))
+@click.option("-D", "defines", multiple=True, metavar="NAME=V1,V2,...", required=True,
+              help="A parameter and its values; several -D give their cartesian product.")
+@click.option("--tasks", default="level1", show_default=True, help="Task names, level1..level3 or all.")
+@click.option("--configs", default="C1", show_default=True, help="C1,...,C5 or all.")
+@click.option("--out", type=click.Path(file_okay=False), default=None,
+              help="Where sweep.csv and sweep.png go (default runs/sweep-TARGET).")
+@click.option("--jobs", "-j", default=None, type=click.IntRange(1, 64), help="Evaluation processes (default: CPUs).")
+def sweep_cmd(target, defines, tasks, configs, out, jobs) -> None:
+    """Rebuild TARGET at every parameter point and evaluate the items' baseline and reference
+    kernels there: cycles, speedup and fraction of the roofline per point (table, CSV, plot)."""
+    import os
+    from kcgen import bench, sweep
+    try:
+        points = sweep.grid(list(defines))
+        cells = bench.expand(["-"], [target], tasks, configs, 1)
+    except (sweep.SweepError, bench.BenchError) as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    from kcgen import taskspec
+    names = list(dict.fromkeys(c.task for c in cells))
+    cfgs = list(dict.fromkeys(c.config for c in cells))
+    rows = sweep.run(target, points, [taskspec.find(n) for n in names], cfgs, jobs or os.cpu_count() or 1)
+    click.echo(sweep.table(rows))
+    files = sweep.write(rows, Path(out or Path("runs") / f"sweep-{target}"))
+    click.echo(f"written: {', '.join(str(f) for f in files)}")
+
+
 if __name__ == "__main__":
     main()

@@ -262,12 +262,28 @@ class Work:
         self._vars: set[str] = set()  # mutable locals declared so far (a loop updating one is a reduction)
 
     def trips(self, lo: ir.Expr, hi: ir.Expr, what: str) -> int:
+        """The most iterations: a bound known only at run time counts at its cap, min(x, LIMIT)."""
+        def most(e) -> int:
+            try:
+                return int(self.spec.params_eval(e))
+            except Exception:
+                if isinstance(e, ir.Call) and e.func == "min":
+                    caps = [c for c in (self._const(a) for a in e.args) if c is not None]
+                    if caps:
+                        return min(caps)
+                raise Unbounded(f"the bounds of {what} must be constant expressions of the parameters, or "
+                                f"capped with min(..., LIMIT)") from None
         try:
-            n = int(self.spec.params_eval(hi)) - int(self.spec.params_eval(lo))
+            low = int(self.spec.params_eval(lo))
         except Exception:
-            raise Unbounded(f"the bounds of {what} must be constant expressions of the parameters "
-                            f"(a bound read from a register makes the cost, and the loop, unbounded)") from None
-        return max(n, 0)
+            low = 0  # a start known only at run time: count from 0, the most iterations
+        return max(most(hi) - low, 0)
+
+    def _const(self, e) -> Optional[int]:
+        try:
+            return int(self.spec.params_eval(e))
+        except Exception:
+            return None
 
     def stmts(self, body, times: int = 1) -> None:
         for s in body:

@@ -491,7 +491,10 @@ def _worker_own(isa_path: str, defines: tuple, task_path: str, target: str, conf
         lay = layout_for(spec, task, target, config)
     except LayoutError as exc:
         return EvalResult(False, error=str(exc))
-    kernel = find(kind, spec, task, target, config, lay)
+    try:
+        kernel = find(kind, spec, task, target, config, lay)
+    except Exception as exc:  # a generator that cannot make this item (e.g. at a swept parameter point)
+        return EvalResult(False, error=f"the {kind} kernel generator failed: {type(exc).__name__}: {exc}")
     if kernel is None:
         return None
     return evaluate_item(kernel.text, spec, task, target, config, layout=lay, path=str(kernel.origin), **kwargs)
