@@ -39,7 +39,9 @@ def test_targets_per_task_follow_the_published_table():
     assert all(by[k] == every for k in level1 if "conv" not in k)
     # Level 2: plena all eight; amdnpu all but flash_attention; coral and boom ffn and swiglu
     level2 = {"rope", "ffn", "swiglu", "scaled_dot_product", "flash_attention", "mha", "gqa", "mqa"}
-    assert {s.name for s in taskspec.all_tasks() if s.level == 2} == level2
+    # and the co-design case (#9): PLENA's dLLM sampling step
+    assert {s.name for s in taskspec.all_tasks() if s.level == 2} == level2 | {"dllm_sampling"}
+    assert by["dllm_sampling"] == {"plena"}
     for name in level2:
         want = {"plena"} | ({"amdnpu"} if name != "flash_attention" else set()) | \
             ({"coral", "boom"} if name in ("ffn", "swiglu") else set())
@@ -48,7 +50,7 @@ def test_targets_per_task_follow_the_published_table():
     assert {s.name: by[s.name] for s in taskspec.all_tasks() if s.level == 3} == {
         "decoder_block_llama": {"plena", "amdnpu"}, "decoder_block_t5": {"plena", "amdnpu"},
         "conv_block": {"amdnpu", "coral", "boom"}}
-    assert len(by) == 23
+    assert len(by) == 23 + 1
 
 
 def test_references_agree_with_hand_computed_values():
