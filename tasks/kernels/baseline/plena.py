@@ -326,11 +326,12 @@ class W:
     stored row-major with row stride ld from element offset off; trans: stored [N, K] (the product uses
     its transpose, M_TMM)."""
 
-    def __init__(self, p: Prog, tensor: str, off: int = 0, ld: int | None = None, trans: bool = False):
+    def __init__(self, p: Prog, tensor: str | None, off: int = 0, ld: int | None = None, trans: bool = False,
+                 a: str | None = None, n: int | None = None):
         self.tensor, self.off, self.trans = tensor, off, trans
         self.ld = ld if ld is not None else p.layout.placements[tensor].shape[-1]
-        self.n = p.tensor_elems(tensor)
-        self.a = p.areg(tensor)
+        self.n = n if n is not None else p.tensor_elems(tensor)
+        self.a = a or p.areg(tensor)
 
     def tile(self, kt: int, nt: int) -> int:
         return self.off + (nt * 64 * self.ld + kt * 64 if self.trans else kt * 64 * self.ld + nt * 64)
@@ -360,21 +361,27 @@ def load_image(p: Prog, tensor: str, img: Img, r0: int, nrows: int, row0: int, w
 
 def mm(p: Prog, A: Img, r0: int, nrows: int, K: int, w: W, N: int, C: Img, c_r0: int, tmp: int | None = None,
        accumulate: bool = False, src_col: int = 0, ncols: int = 64, dst_col: int = 0, slot: int = 0,
-       a_chunk0: int = 0) -> None:
+       a_chunk0: int = 0, split: W | None = None) -> None:
     """C[c_r0.., :N] (=, or += with accumulate) A[r0..r0+nrows, :K] @ w with M_MM (M_TMM for a transposed w),
     one BLEN x BLEN block per instruction: per N tile, the K tiles go through matrix SRAM four at a time;
     groups after the first (and accumulate) write to the tmp rows and are added. src_col/ncols/dst_col
-    compute output columns dst_col.. of each N tile from the tile's columns src_col.. (one N tile)."""
+    compute output columns dst_col.. of each N tile from the tile's columns src_col.. (one N tile). split: a
+    second operand of the same shape (K = 64) whose product is added in the accumulator (a value stored
+    as a high and a low MXFP8 part)."""
     op = "M_TMM" if w.trans else "M_MM"
     kt_n, nt_n = K // 64, -(-N // 64)
     groups = [list(range(g, min(g + 4, kt_n))) for g in range(0, kt_n, 4)]
     p.scale_stride(w.n, w.ld)
     for nt in range(nt_n):
         for gi, grp in enumerate(groups):
-            for s, kt in enumerate(grp):
+            tiles = [(w, kt) for kt in grp]
+            if split is not None:
+                assert K == 64 and split.n == w.n and split.ld == w.ld and split.trans == w.trans
+                tiles.append((split, 0))
+            for s, (ww, kt) in enumerate(tiles):
                 p.li("gp1", ((slot + s) % 4) * p.TILE)
-                p.li("gp2", w.tile(kt, nt))
-                p(f"H_PREFETCH_M gp1, gp2, {w.a}, 1, 0")
+                p.li("gp2", ww.tile(kt, nt))
+                p(f"H_PREFETCH_M gp1, gp2, {ww.a}, 1, 0")
             to_tmp = accumulate or gi > 0
             assert not to_tmp or (tmp is not None and ncols == 64)
             dst = tmp if to_tmp else C.at(c_r0, nt) + dst_col
@@ -384,10 +391,12 @@ def mm(p: Prog, A: Img, r0: int, nrows: int, K: int, w: W, N: int, C: Img, c_r0:
                 p(f"S_ADDI_INT gp6, gp0, {slot * p.TILE + src_col}", "S_ADDI_INT gp7, gp4, 0")
                 with p.loop("gp8", ncols // p.BLEN):
                     p("S_ADDI_INT gp9, gp6, 0", "S_ADDI_INT gp10, gp3, 0")
-                    with p.loop("gp11", len(grp)):
+                    with p.loop("gp11", len(tiles)):
                         p(f"{op} 0, gp9, gp10")
-                        if len(grp) > 1:
-                            p(f"S_ADDI_INT gp9, gp9, {p.TILE}", f"S_ADDI_INT gp10, gp10, {A.rows * 64}")
+                        if len(tiles) > 1:
+                            p(f"S_ADDI_INT gp9, gp9, {p.TILE}")
+                            if split is None:
+                                p(f"S_ADDI_INT gp10, gp10, {A.rows * 64}")
                     p("M_MM_WO gp7, gp0, 0", f"S_ADDI_INT gp7, gp7, {p.BLEN}", f"S_ADDI_INT gp6, gp6, {p.BLEN}")
                 p(f"S_ADDI_INT gp3, gp3, {p.BLEN * 64}", f"S_ADDI_INT gp4, gp4, {p.BLEN * 64}")
             if to_tmp:
@@ -537,48 +546,67 @@ def rope(p: Prog, task: str) -> None:
 FP_M, FP_L = 64, 192   # FP SRAM: running row maxima and sums of the online softmax
 
 
-def attention_head(p: Prog, q: W, k: W, v: W, S: int, O: Img, oc: int, mem: Vmem, scale: str | None,
-                   bias=None) -> None:
-    """One head, not causal: O[:, chunk oc] = softmax(q k^T * scale [+ bias]) v, S a multiple of 64. q, k, v
-    are [S, 64] blocks of HBM tensors (W: off = column, ld = row stride). Per block of 64 queries, the keys
-    go 64 at a time with an online softmax (running max m and sum l per row in FP SRAM); the output rows
-    accumulate in O and are divided by l at the end. f6 = -inf, scale in the f register `scale`.
-    bias: (tensor, off, ld) of an [S, S] additive bias."""
-    qbuf, sbuf, tmp = mem.take(64 * 64), mem.take(64 * 64), mem.take(64 * 64)
-    Q, Sc = Img(qbuf, 64), Img(sbuf, 64)
+def attention_block(p: Prog, qbuf: int, nq: int, k: W, v: W, Sk: int, Oaddr: int, mem: Vmem, bias=None,
+                    mask: int | None = None, fneg: str = "f6") -> None:
+    """Rows Oaddr.. (nq of them) = softmax(Q k^T [+ bias]) v for the nq query rows at qbuf (already scaled),
+    k and v [Sk, 64] (W: off = first row's element, ld = row stride; a (high, low) pair of W: the sum). The keys go 64 at a time with an online
+    softmax (running max m and sum l per row in FP SRAM); the output rows accumulate in place and are
+    divided by l at the end. fneg holds -inf. bias(kb, rows): add the bias of key block kb to the score
+    rows; mask: a row of 0 (keys < Sk % 64) and -inf added to the scores of the last, partial key block."""
+    top = mem.top
+    sbuf, tmp = mem.take(nq * 64), mem.take(nq * 64)
+    Q, Sc = Img(qbuf, nq), Img(sbuf, nq)
+    nkb = -(-Sk // 64)
+    def blk(w, kb, trans):
+        if w is None:
+            return None
+        return W(p, w.tensor, w.off + kb * 64 * w.ld, w.ld, trans=trans, a=w.a, n=w.n)
+
+    k, klo = k if isinstance(k, tuple) else (k, None)
+    v, vlo = v if isinstance(v, tuple) else (v, None)
+    for kb in range(nkb):
+        mm(p, Q, 0, nq, 64, blk(k, kb, True), 64, Sc, 0, split=blk(klo, kb, True))
+        if bias is not None:
+            bias(kb, sbuf, tmp)
+        if mask is not None and kb == nkb - 1 and Sk % 64:
+            p.li("gp1", sbuf)
+            p.li("gp2", mask)
+            with p.loop("gp4", nq):
+                p("V_ADD_VV gp1, gp1, gp2", "S_ADDI_INT gp1, gp1, 64")
+        p.li("gp1", sbuf)
+        p.li("gp2", Oaddr)
+        p.li("gp3", 0)
+        with p.loop("gp4", nq):
+            if kb == 0:
+                p(f"S_ADD_FP f2, {fneg}, f0", "V_RED_MAX f2, gp1, 0", "V_SUB_VF gp1, gp1, f2", "V_EXP_V gp1, gp1",
+                  "S_ADD_FP f4, f0, f0", "V_RED_SUM f4, gp1", f"S_ST_FP f2, gp3, {FP_M}", f"S_ST_FP f4, gp3, {FP_L}")
+            else:
+                p(f"S_LD_FP f1, gp3, {FP_M}", "S_ADD_FP f2, f1, f0", "V_RED_MAX f2, gp1, 0",
+                  "S_SUB_FP f3, f1, f2", "S_EXP_FP f3, f3", "V_SUB_VF gp1, gp1, f2", "V_EXP_V gp1, gp1",
+                  "S_ADD_FP f4, f0, f0", "V_RED_SUM f4, gp1", f"S_LD_FP f5, gp3, {FP_L}", "S_MUL_FP f5, f5, f3",
+                  "S_ADD_FP f5, f5, f4", f"S_ST_FP f5, gp3, {FP_L}", f"S_ST_FP f2, gp3, {FP_M}",
+                  "V_MUL_VF gp2, gp2, f3")
+            p("S_ADDI_INT gp1, gp1, 64", "S_ADDI_INT gp2, gp2, 64", "S_ADDI_INT gp3, gp3, 1")
+        mm(p, Sc, 0, nq, 64, blk(v, kb, False), 64, Img(Oaddr, nq), 0, tmp=tmp, accumulate=kb > 0,
+           split=blk(vlo, kb, False))
+    p.li("gp2", Oaddr)
+    p.li("gp3", 0)
+    with p.loop("gp4", nq):
+        p(f"S_LD_FP f5, gp3, {FP_L}", "S_RECI_FP f5, f5", "V_MUL_VF gp2, gp2, f5", "S_ADDI_INT gp2, gp2, 64",
+          "S_ADDI_INT gp3, gp3, 1")
+    mem.top = top
+
+
+def attention_head(p: Prog, q: W, k: W, v: W, S: int, O: Img, oc: int, mem: Vmem, scale: str | None) -> None:
+    """One head, q from HBM: per block of 64 queries, load and scale them, then attention_block."""
+    top = mem.top
+    qbuf = mem.take(64 * 64)
     for qb in range(S // 64):
         load_rows(p, q.tensor, qbuf, 64, q.off + qb * 64 * q.ld, q.ld)
         if scale:
             rows_scale(p, qbuf, 64, scale)
-        for kb in range(S // 64):
-            kw = W(p, k.tensor, k.off + kb * 64 * k.ld, k.ld, trans=True)
-            mm(p, Q, 0, 64, 64, kw, 64, Sc, 0)
-            if bias is not None:
-                bt, boff, bld = bias
-                load_rows(p, bt, tmp, 64, boff + qb * 64 * bld + kb * 64, bld)
-                rows_add(p, sbuf, tmp, 64)
-            p.li("gp1", sbuf)
-            p.li("gp2", O.at(qb * 64, oc))
-            p.li("gp3", 0)
-            with p.loop("gp4", 64):
-                if kb == 0:
-                    p("S_ADD_FP f2, f6, f0", "V_RED_MAX f2, gp1, 0", "V_SUB_VF gp1, gp1, f2", "V_EXP_V gp1, gp1",
-                      "S_ADD_FP f4, f0, f0", "V_RED_SUM f4, gp1", f"S_ST_FP f2, gp3, {FP_M}",
-                      f"S_ST_FP f4, gp3, {FP_L}")
-                else:
-                    p(f"S_LD_FP f1, gp3, {FP_M}", "S_ADD_FP f2, f1, f0", "V_RED_MAX f2, gp1, 0",
-                      "S_SUB_FP f3, f1, f2", "S_EXP_FP f3, f3", "V_SUB_VF gp1, gp1, f2", "V_EXP_V gp1, gp1",
-                      "S_ADD_FP f4, f0, f0", "V_RED_SUM f4, gp1", f"S_LD_FP f5, gp3, {FP_L}", "S_MUL_FP f5, f5, f3",
-                      "S_ADD_FP f5, f5, f4", f"S_ST_FP f5, gp3, {FP_L}", f"S_ST_FP f2, gp3, {FP_M}",
-                      "V_MUL_VF gp2, gp2, f3")
-                p("S_ADDI_INT gp1, gp1, 64", "S_ADDI_INT gp2, gp2, 64", "S_ADDI_INT gp3, gp3, 1")
-            vw = W(p, v.tensor, v.off + kb * 64 * v.ld, v.ld)
-            mm(p, Sc, 0, 64, 64, vw, 64, Img(O.at(0, oc), O.rows), qb * 64, tmp=tmp, accumulate=kb > 0)
-        p.li("gp2", O.at(qb * 64, oc))
-        p.li("gp3", 0)
-        with p.loop("gp4", 64):
-            p(f"S_LD_FP f5, gp3, {FP_L}", "S_RECI_FP f5, f5", "V_MUL_VF gp2, gp2, f5", "S_ADDI_INT gp2, gp2, 64",
-              "S_ADDI_INT gp3, gp3, 1")
+        attention_block(p, qbuf, 64, k, v, S, O.at(qb * 64, oc), mem)
+    mem.top = top
 
 
 def attention(p: Prog, task: str) -> None:
@@ -595,15 +623,161 @@ def attention(p: Prog, task: str) -> None:
         q = W(p, "q", h * D, NH * D)
         k = W(p, "k", g * D, NKV * D)
         v = W(p, "v", g * D, NKV * D)
-        top = mem.top
         attention_head(p, q, k, v, S, O, h, mem, "f7")
-        mem.top = top
+
+
+# ---- Level 3: decoder blocks ----------------------------------------------------------------------------
+SCRATCH = 1 << 23   # HBM element offset of the kernels' scratch (the layout's free HBM starts well below)
+
+
+def rmsnorm_rows(p: Prog, X: Img, r0: int, nrows: int, Hd: Img, hr0: int, gbuf: int, H: int, tmp: int) -> None:
+    """Hd rows hr0.. = X rows r0.. / sqrt(mean(x^2) + eps) * g (g's chunks in consecutive rows at gbuf);
+    1/H in FP SRAM 2, eps in 3."""
+    chunks = H // 64
+    p("S_LD_FP f4, gp0, 2", "S_LD_FP f5, gp0, 3")
+    p.li("gp1", X.at(r0))
+    p.li("gp2", Hd.at(hr0))
+    p.li("gp3", tmp)
+    with p.loop("gp4", nrows):
+        p("S_ADD_FP f2, f0, f0")
+        for c in range(chunks):
+            p(f"S_ADDI_INT gp5, gp1, {c * X.rows * 64}", "V_MUL_VV gp3, gp5, gp5", "V_RED_SUM f2, gp3")
+        p("S_MUL_FP f2, f2, f4", "S_ADD_FP f2, f2, f5", "S_SQRT_FP f2, f2", "S_RECI_FP f2, f2")
+        for c in range(chunks):
+            p(f"S_ADDI_INT gp5, gp1, {c * X.rows * 64}", f"S_ADDI_INT gp6, gp2, {c * Hd.rows * 64}",
+              f"S_ADDI_INT gp7, gp0, {gbuf + c * 64}", "V_MUL_VF gp6, gp5, f2", "V_MUL_VV gp6, gp6, gp7")
+        p("S_ADDI_INT gp1, gp1, 64", "S_ADDI_INT gp2, gp2, 64")
+
+
+def store_rows(p: Prog, src: int, nrows: int, off: int, a: str, scale: int) -> None:
+    """H_STORE_V nrows consecutive vector SRAM rows to HBM a + off.. (rows 64 apart)."""
+    p.li("gp15", scale)
+    p("C_SET_SCALE_REG gp15")
+    p.li("gp11", src)
+    p.li("gp12", off)
+    with p.loop("gp13", nrows // p.VROWS):
+        p(f"H_STORE_V gp11, gp12, {a}, 0, 0", f"S_ADDI_INT gp11, gp11, {p.VROWS * 64}",
+          f"S_ADDI_INT gp12, gp12, {p.VROWS * 64}")
+
+
+def mask_row(p: Prog, dst: int, valid: int, fneg: str, at: int = 256) -> None:
+    """Vector SRAM row dst = 0 in lanes < valid, -inf (fneg) in the rest, through FP SRAM at..at+63."""
+    for i in range(64):
+        p(f"S_ST_FP {'f0' if i < valid else fneg}, gp0, {at + i}")
+    p.li("gp1", dst)
+    p(f"S_MAP_V_FP gp1, gp0, {at}")
+
+
+def decoder(p: Prog, task: str) -> None:
+    """x in place at y's image. A: per block of rows, h = rmsnorm(x) g0, k (roped) and v = h Wk, h Wv, stored
+    per head (64-row padded, zero beyond S) to HBM scratch, where the matrix machine can read them. B: per
+    block of queries, h again, q (roped, scaled), per head attention against the stored k, v, and
+    x += attn Wo. C: per block of rows, h2 = rmsnorm(x) g1 and x += act(h2 W1 [* h2 Wu]) W2^T, 64 hidden
+    columns at a time. RoPE: q_rot = h Wq with each head's column halves swapped (tiles fetched 32
+    columns on), then q = q [c | c] + q_rot [-s | s]."""
+    llama = task == "decoder_block_llama"
+    cfg = p.cfg
+    S, NH, D, F = cfg["S"], cfg["NH"], cfg["D"], cfg["F"]
+    H = NH * D
+    assert D == 64 and S % 4 == 0
+    X = Img(p.out("y"), S)
+    mem = Vmem(X.addr + S * H)
+    RB = min(S, 16)
+    SP = -(-S // 64) * 64                 # padded key rows per head in scratch
+    NKV = NH * SP * 64                    # elements of the k (and v) scratch
+    fneg, fscale = ("f6", "f7")
+    c_neg = 5 if llama else 4
+    wq = lambda i, col=0: W(p, "wqkvo", i * H * H + col, H)  # noqa: E731
+    load_image(p, "x", X, 0, S, 0, H)
+    grows = -(-(H // 64) // 4) * 4
+    g0, g1 = mem.take(grows * 64), mem.take(grows * 64)
+    load_rows(p, "g", g0, grows, 0, 64)
+    load_rows(p, "g", g1, grows, H, 64)
+    p.li("gp1", SCRATCH)
+    p("C_SET_ADDR_REG a5, gp0, gp1")
+    # scratch regions (elements 4 NKV apart, all with SCALE_OFFSET NKV): k high, k low, v high, v low
+    REG = {"k": 0, "klo": 4 * NKV, "v": 8 * NKV, "vlo": 12 * NKV}
+    Hb, Kb, Rb = Img(mem.take(RB * H), RB), Img(mem.take(RB * H), RB), Img(mem.take(RB * H), RB)
+    tmp = mem.take(RB * 64)
+    mask = mem.take(64)
+    if llama:
+        C2, S2, T = mem.take(RB * 64), mem.take(RB * 64), mem.take(RB * 64)
+        so = shifted_areg(p, "cs", "a6")
+        acs = p.areg("cs")
+        tables = [("cs", 0, acs, "a6", so), ("cs", S * 32, acs, "a6", so)]
+
+    def project(i, r0, out, rot=None):
+        """out = h Wi for the RB rows in Hb (rows r0.. of the sequence); roped when rot is a scratch image."""
+        mm(p, Hb, 0, RB, H, wq(i), H, out, 0, tmp)
+        if rot is None:
+            return
+        for h in range(NH):
+            R = Img(rot.at(0, h), RB)
+            mm(p, Hb, 0, RB, H, wq(i, h * 64 + 32), 64, R, 0, ncols=32)
+            mm(p, Hb, 0, RB, H, wq(i, h * 64), 64, R, 0, ncols=32, dst_col=32)
+            rows_op(p, "V_MUL_VV", out.at(0, h), C2, RB)
+            rows_op(p, "V_MUL_VV", R.addr, S2, RB)
+            rows_op(p, "V_ADD_VV", out.at(0, h), R.addr, RB)
+
+    # A: k and v to HBM scratch
+    for r0 in range(0, S, RB):
+        rmsnorm_rows(p, X, r0, RB, Hb, 0, g0, H, tmp)
+        if llama:
+            rope_tables(p, tables, r0, RB, C2, S2, T)
+        for name in ("k", "v"):
+            project(1 if name == "k" else 2, r0, Kb, Rb if llama and name == "k" else None)
+            for h in range(NH):   # high part = MXFP8(value), low part = MXFP8(value - high part)
+                off = (h * SP + r0) * 64
+                store_rows(p, Kb.at(0, h), RB, REG[name] + off, "a5", NKV)
+                load_rows(p, None, tmp, RB, REG[name] + off, 64, a="a5", scale=NKV)
+                rows_op(p, "V_SUB_VV", tmp, Kb.at(0, h), RB, src2=tmp)
+                store_rows(p, tmp, RB, REG[name + "lo"] + off, "a5", NKV)
+    # B: attention, x += attn Wo
+    p(f"S_LD_FP {fneg}, gp0, {c_neg}")
+    if S % 64:
+        mask_row(p, mask, S % 64, fneg)
+    for r0 in range(0, S, RB):
+        rmsnorm_rows(p, X, r0, RB, Hb, 0, g0, H, tmp)
+        if llama:
+            rope_tables(p, tables, r0, RB, C2, S2, T)
+        project(0, r0, Kb, Rb if llama else None)
+        if llama:
+            p(f"S_LD_FP {fscale}, gp0, 4")
+            rows_scale(p, Kb.addr, RB * NH, fscale)
+        for h in range(NH):
+            kw, vw = ((W(p, None, REG[nm] + h * SP * 64, 64, a="a5", n=NKV),
+                       W(p, None, REG[nm + "lo"] + h * SP * 64, 64, a="a5", n=NKV)) for nm in ("k", "v"))
+            bias = None
+            if not llama:
+                def bias(kb, sbuf, btmp, h=h, r0=r0):
+                    load_rows(p, "bias", btmp, RB, h * S * S + r0 * S + kb * 64, S)
+                    rows_add(p, sbuf, btmp, RB)
+            p(f"S_LD_FP {fneg}, gp0, {c_neg}")
+            attention_block(p, Kb.at(0, h), RB, kw, vw, S, Hb.at(0, h), mem, bias=bias, mask=mask, fneg=fneg)
+        mm(p, Hb, 0, RB, H, wq(3), H, X, r0, tmp, accumulate=True)
+    # C: feed-forward
+    p("; C: feed-forward")
+    wt = "wffn" if llama else "wff"
+    G, U = mem.take(RB * 64), mem.take(RB * 64)
+    for r0 in range(0, S, RB):
+        rmsnorm_rows(p, X, r0, RB, Hb, 0, g1, H, tmp)
+        for fb in range(F // 64):
+            mm(p, Hb, 0, RB, H, W(p, wt, fb * 64, F), 64, Img(G, RB), 0)
+            if llama:
+                mm(p, Hb, 0, RB, H, W(p, wt, H * F + fb * 64, F), 64, Img(U, RB), 0)
+                rows_act(p, "silu", G, RB, tmp)
+                rows_op(p, "V_MUL_VV", G, U, RB)
+            else:
+                rows_act(p, "relu", G, RB, tmp)
+            w2 = W(p, wt, (2 if llama else 1) * H * F + fb * 64, F, trans=True)
+            mm(p, Img(G, RB), 0, RB, 64, w2, H, X, r0, tmp, accumulate=True)
 
 
 TEMPLATES = {"silu": elementwise, "relu": elementwise, "gelu": elementwise, "softmax": rowwise,
              "layer_norm": rowwise, "rms_norm": rowwise, "gemv": gemv, "gemm": matmul, "batch_matmul": matmul,
              "linear": matmul, "ffn": ffn, "swiglu": ffn, "rope": rope, "scaled_dot_product": attention,
-             "flash_attention": attention, "mha": attention, "gqa": attention, "mqa": attention}
+             "flash_attention": attention, "mha": attention, "gqa": attention, "mqa": attention,
+             "decoder_block_llama": decoder, "decoder_block_t5": decoder}
 
 
 def run_template(templates, title, task, cfg, layout, spec):
