@@ -1,21 +1,22 @@
 # rms_norm on coral (RV32IMF + Zbb, in-order, scalar F unit): y[m, :] = x[m, :] / sqrt(mean(x[m, :]^2) + 1e-6)
 # * gamma, f32.
 #
-# Entry: a0 = x, a1 = gamma, a2 = y, a3 = M, a4 = N. M must be a multiple of 4 and N even (every
+# Entry: a0 = x, a1 = gamma, a2 = y, a3 = M, a4 = N. M must be a multiple of 4 and N of 4 (every
 # configuration's are).
 #
-# Algorithm: four rows at a time, two columns per step; the core issues in order, so each step is a
-# list schedule computed offline from the latencies (load 2, FP 3) in which no instruction waits
-# (10 and 23 issue cycles per 8 elements for the passes).
-#  1. sum of squares: 8 f32 fmadd.s accumulators (two per row): one load and one FMA an element.
+# Algorithm: four rows at a time. The core issues in order, so both column loops are
+# software-pipelined by modulo scheduling (computed offline from the latencies: load 2, FP 3): a
+# column of the 4 rows enters every P cycles, each unit's operations on distinct slots of the
+# period, 4 columns per loop step, no instruction waiting for an operand.
+#  1. sum of squares: one f32 fmadd.s chain per row, one load and one FMA an element (P = 4).
 #  2. rstd = 1 / sqrt(ss / N + eps): fsqrt.s and fdiv.s per row (8 cycles each on this core).
-#  3. y = (x * gamma) * rstd: gamma is loaded once per column for the 4 rows (2.25 loads/stores an
-#     element, the bound).
+#  3. y = (x * gamma) * rstd: gamma is loaded once per column for the 4 rows: 5 loads and 4 stores
+#     a column (P = 9, the load/store port's bound).
 
         .text
         .globl rms_norm
 rms_norm:
-        addi    sp, sp, -48
+        addi    sp, sp, -52
         fsw     f8, 0(sp)
         fsw     f9, 4(sp)
         fsw     f18, 8(sp)
@@ -28,68 +29,125 @@ rms_norm:
         fsw     f25, 36(sp)
         fsw     f26, 40(sp)
         fsw     f27, 44(sp)
-        addi    sp, sp, -16
-        sw      s0, 0(sp)
-        slli    s1, a4, 2               # (N*4 kept in a4 below)
+        sw      s0, 48(sp)
         fcvt.s.w f30, a4
         li      a5, 0x3f800000
         fmv.w.x f31, a5                 # f31 = 1.0
         fdiv.s  f30, f31, f30           # f30 = 1/N
         li      a5, 0x358637bd
         fmv.w.x f28, a5                 # f28 = eps
+        srli    a5, a4, 2               # a5 = N/4 column steps
         slli    a4, a4, 2               # a4 = N*4: one row
 rn_rows:
         mv      t0, a0
         add     t1, t0, a4
         add     t2, t1, a4
         add     t3, t2, a4
-        add     a5, a0, a4              # end of row 0
-        fmv.w.x f8, zero
-        fmv.w.x f9, zero
-        fmv.w.x f10, zero
-        fmv.w.x f11, zero
-        fmv.w.x f12, zero
-        fmv.w.x f13, zero
-        fmv.w.x f14, zero
-        fmv.w.x f15, zero
+        fmv.w.x f16, zero
+        fmv.w.x f17, zero
+        fmv.w.x f18, zero
+        fmv.w.x f19, zero
+        mv      s0, a5
+        # prologue step 0
+        flw     f0, 0(t0)
+        flw     f1, 0(t1)
+        fmadd.s f16, f0, f0, f16
+        flw     f2, 0(t2)
+        fmadd.s f17, f1, f1, f17
+        flw     f3, 0(t3)
+        fmadd.s f18, f2, f2, f18
+        flw     f4, 4(t0)
+        fmadd.s f19, f3, f3, f19
+        flw     f5, 4(t1)
+        fmadd.s f16, f4, f4, f16
+        flw     f6, 4(t2)
+        fmadd.s f17, f5, f5, f17
+        flw     f7, 4(t3)
+        fmadd.s f18, f6, f6, f18
+        flw     f8, 8(t0)
+        fmadd.s f19, f7, f7, f19
+        flw     f9, 8(t1)
+        fmadd.s f16, f8, f8, f16
+        flw     f10, 8(t2)
+        fmadd.s f17, f9, f9, f17
+        flw     f11, 8(t3)
+        fmadd.s f18, f10, f10, f18
+        flw     f12, 12(t0)
+        fmadd.s f19, f11, f11, f19
+        flw     f13, 12(t1)
+        fmadd.s f16, f12, f12, f16
+        flw     f14, 12(t2)
+        fmadd.s f17, f13, f13, f17
+        flw     f15, 12(t3)
+        addi    t0, t0, 16
+        addi    t1, t1, 16
+        addi    t2, t2, 16
+        addi    t3, t3, 16
+        addi    s0, s0, -1
+        beqz    s0, rn_ss_epi
 rn_ss:
         flw     f0, 0(t0)
-        flw     f1, 4(t0)
-        addi    t0, t0, 8
-        flw     f2, 0(t1)
-        fmadd.s f8, f0, f0, f8
-        flw     f3, 4(t1)
-        fmadd.s f9, f1, f1, f9
-        addi    t1, t1, 8
-        flw     f4, 0(t2)
-        fmadd.s f10, f2, f2, f10
-        flw     f5, 4(t2)
-        fmadd.s f11, f3, f3, f11
-        addi    t2, t2, 8
-        flw     f6, 0(t3)
-        fmadd.s f12, f4, f4, f12
+        fmadd.s f18, f14, f14, f18
+        flw     f1, 0(t1)
+        fmadd.s f19, f15, f15, f19
+        fmadd.s f16, f0, f0, f16
+        flw     f2, 0(t2)
+        fmadd.s f17, f1, f1, f17
+        flw     f3, 0(t3)
+        fmadd.s f18, f2, f2, f18
+        flw     f4, 4(t0)
+        fmadd.s f19, f3, f3, f19
+        flw     f5, 4(t1)
+        fmadd.s f16, f4, f4, f16
+        flw     f6, 4(t2)
+        fmadd.s f17, f5, f5, f17
         flw     f7, 4(t3)
-        fmadd.s f13, f5, f5, f13
-        addi    t3, t3, 8
-        fmadd.s f14, f6, f6, f14
-        fmadd.s f15, f7, f7, f15
-        bltu    t0, a5, rn_ss
-        fadd.s  f0, f8, f9
-        fadd.s  f1, f10, f11
-        fadd.s  f2, f12, f13
-        fadd.s  f3, f14, f15
-        fmadd.s f0, f0, f30, f28
-        fmadd.s f1, f1, f30, f28
-        fmadd.s f2, f2, f30, f28
-        fmadd.s f3, f3, f30, f28
-        fsqrt.s f0, f0
-        fsqrt.s f1, f1
-        fsqrt.s f2, f2
-        fsqrt.s f3, f3
-        fdiv.s  f8, f31, f0
-        fdiv.s  f9, f31, f1
-        fdiv.s  f10, f31, f2
-        fdiv.s  f11, f31, f3
+        fmadd.s f18, f6, f6, f18
+        flw     f8, 8(t0)
+        fmadd.s f19, f7, f7, f19
+        flw     f9, 8(t1)
+        fmadd.s f16, f8, f8, f16
+        flw     f10, 8(t2)
+        fmadd.s f17, f9, f9, f17
+        flw     f11, 8(t3)
+        fmadd.s f18, f10, f10, f18
+        flw     f12, 12(t0)
+        fmadd.s f19, f11, f11, f19
+        flw     f13, 12(t1)
+        fmadd.s f16, f12, f12, f16
+        flw     f14, 12(t2)
+        fmadd.s f17, f13, f13, f17
+        flw     f15, 12(t3)
+        addi    t0, t0, 16
+        addi    t1, t1, 16
+        addi    t2, t2, 16
+        addi    t3, t3, 16
+        addi    s0, s0, -1
+        bnez    s0, rn_ss
+rn_ss_epi:
+        # epilogue step 1
+        fmadd.s f18, f14, f14, f18
+        fmadd.s f19, f15, f15, f19
+        addi    t0, t0, 16
+        addi    t1, t1, 16
+        addi    t2, t2, 16
+        addi    t3, t3, 16
+        addi    t0, t0, -16
+        addi    t1, t1, -16
+        addi    t2, t2, -16
+        addi    t3, t3, -16
+        fmadd.s f24, f16, f30, f28
+        fmadd.s f25, f17, f30, f28
+        fmadd.s f26, f18, f30, f28
+        fmadd.s f27, f19, f30, f28
+        fsqrt.s f24, f24
+        fsqrt.s f25, f25
+        fsqrt.s f26, f26
+        fsqrt.s f27, f27
+        fdiv.s  f24, f31, f24
+        fdiv.s  f25, f31, f25
+        fdiv.s  f26, f31, f26
+        fdiv.s  f27, f31, f27
         mv      t0, a0
         add     t1, t0, a4
         add     t2, t1, a4
@@ -99,59 +157,192 @@ rn_ss:
         add     t6, t5, a4
         add     a7, t6, a4
         mv      a6, a1
-        add     s0, a1, a4              # end of gamma
-rn_y:
-        flw     f24, 0(a6)
-        flw     f25, 4(a6)
-        addi    a6, a6, 8
+        mv      s0, a5
+        # prologue step 0
+        flw     f20, 0(a6)
         flw     f0, 0(t0)
-        flw     f1, 4(t0)
-        addi    t0, t0, 8
-        flw     f2, 0(t1)
-        fmul.s  f16, f0, f24
-        flw     f3, 4(t1)
-        fmul.s  f17, f1, f25
-        addi    t1, t1, 8
-        flw     f4, 0(t2)
-        fmul.s  f18, f2, f24
-        flw     f5, 4(t2)
-        fmul.s  f19, f3, f25
-        addi    t2, t2, 8
-        flw     f6, 0(t3)
-        fmul.s  f20, f4, f24
+        flw     f1, 0(t1)
+        flw     f2, 0(t2)
+        fmul.s  f0, f0, f20
+        flw     f3, 0(t3)
+        fmul.s  f1, f1, f20
+        fmul.s  f2, f2, f20
+        fmul.s  f3, f3, f20
+        fmul.s  f0, f0, f24
+        fmul.s  f1, f1, f25
+        fmul.s  f2, f2, f26
+        flw     f21, 4(a6)
+        fmul.s  f3, f3, f27
+        flw     f4, 4(t0)
+        flw     f5, 4(t1)
+        flw     f6, 4(t2)
+        fmul.s  f4, f4, f21
         flw     f7, 4(t3)
-        fmul.s  f21, f5, f25
-        addi    t3, t3, 8
-        fmul.s  f22, f6, f24
-        fmul.s  f23, f7, f25
-        fmul.s  f16, f16, f8
-        fmul.s  f17, f17, f8
-        fmul.s  f18, f18, f9
-        fmul.s  f19, f19, f9
-        fsw     f16, 0(t4)
-        fmul.s  f20, f20, f10
-        fsw     f17, 4(t4)
-        addi    t4, t4, 8
-        fmul.s  f21, f21, f10
-        fsw     f18, 0(t5)
-        fmul.s  f22, f22, f11
-        fsw     f19, 4(t5)
-        addi    t5, t5, 8
-        fmul.s  f23, f23, f11
-        fsw     f20, 0(t6)
-        fsw     f21, 4(t6)
-        addi    t6, t6, 8
-        fsw     f22, 0(a7)
-        fsw     f23, 4(a7)
-        addi    a7, a7, 8
-        bltu    a6, s0, rn_y
-        slli    a5, a4, 2
-        add     a0, a0, a5
-        add     a2, a2, a5
+        fmul.s  f5, f5, f21
+        fsw     f0, 0(t4)
+        fmul.s  f6, f6, f21
+        fsw     f1, 0(t5)
+        fmul.s  f7, f7, f21
+        fsw     f2, 0(t6)
+        fmul.s  f4, f4, f24
+        fsw     f3, 0(a7)
+        fmul.s  f5, f5, f25
+        fmul.s  f6, f6, f26
+        flw     f22, 8(a6)
+        fmul.s  f7, f7, f27
+        flw     f8, 8(t0)
+        flw     f9, 8(t1)
+        flw     f10, 8(t2)
+        fmul.s  f8, f8, f22
+        flw     f11, 8(t3)
+        fmul.s  f9, f9, f22
+        fsw     f4, 4(t4)
+        fmul.s  f10, f10, f22
+        fsw     f5, 4(t5)
+        fmul.s  f11, f11, f22
+        fsw     f6, 4(t6)
+        fmul.s  f8, f8, f24
+        fsw     f7, 4(a7)
+        fmul.s  f9, f9, f25
+        fmul.s  f10, f10, f26
+        flw     f23, 12(a6)
+        fmul.s  f11, f11, f27
+        flw     f12, 12(t0)
+        flw     f13, 12(t1)
+        flw     f14, 12(t2)
+        fmul.s  f12, f12, f23
+        flw     f15, 12(t3)
+        fmul.s  f13, f13, f23
+        fsw     f8, 8(t4)
+        fmul.s  f14, f14, f23
+        fsw     f9, 8(t5)
+        fmul.s  f15, f15, f23
+        fsw     f10, 8(t6)
+        fmul.s  f12, f12, f24
+        fsw     f11, 8(a7)
+        fmul.s  f13, f13, f25
+        addi    t0, t0, 16
+        addi    t1, t1, 16
+        addi    t2, t2, 16
+        addi    t3, t3, 16
+        addi    t4, t4, 16
+        addi    t5, t5, 16
+        addi    t6, t6, 16
+        addi    a7, a7, 16
+        addi    a6, a6, 16
+        addi    s0, s0, -1
+        beqz    s0, rn_y_epi
+rn_y:
+        flw     f20, 0(a6)
+        fmul.s  f14, f14, f26
+        flw     f0, 0(t0)
+        fmul.s  f15, f15, f27
+        flw     f1, 0(t1)
+        flw     f2, 0(t2)
+        fmul.s  f0, f0, f20
+        flw     f3, 0(t3)
+        fmul.s  f1, f1, f20
+        fmul.s  f2, f2, f20
+        fsw     f12, -4(t4)
+        fmul.s  f3, f3, f20
+        fsw     f13, -4(t5)
+        fmul.s  f0, f0, f24
+        fsw     f14, -4(t6)
+        fmul.s  f1, f1, f25
+        fsw     f15, -4(a7)
+        fmul.s  f2, f2, f26
+        flw     f21, 4(a6)
+        fmul.s  f3, f3, f27
+        flw     f4, 4(t0)
+        flw     f5, 4(t1)
+        flw     f6, 4(t2)
+        fmul.s  f4, f4, f21
+        flw     f7, 4(t3)
+        fmul.s  f5, f5, f21
+        fsw     f0, 0(t4)
+        fmul.s  f6, f6, f21
+        fsw     f1, 0(t5)
+        fmul.s  f7, f7, f21
+        fsw     f2, 0(t6)
+        fmul.s  f4, f4, f24
+        fsw     f3, 0(a7)
+        fmul.s  f5, f5, f25
+        fmul.s  f6, f6, f26
+        flw     f22, 8(a6)
+        fmul.s  f7, f7, f27
+        flw     f8, 8(t0)
+        flw     f9, 8(t1)
+        flw     f10, 8(t2)
+        fmul.s  f8, f8, f22
+        flw     f11, 8(t3)
+        fmul.s  f9, f9, f22
+        fsw     f4, 4(t4)
+        fmul.s  f10, f10, f22
+        fsw     f5, 4(t5)
+        fmul.s  f11, f11, f22
+        fsw     f6, 4(t6)
+        fmul.s  f8, f8, f24
+        fsw     f7, 4(a7)
+        fmul.s  f9, f9, f25
+        fmul.s  f10, f10, f26
+        flw     f23, 12(a6)
+        fmul.s  f11, f11, f27
+        flw     f12, 12(t0)
+        flw     f13, 12(t1)
+        flw     f14, 12(t2)
+        fmul.s  f12, f12, f23
+        flw     f15, 12(t3)
+        fmul.s  f13, f13, f23
+        fsw     f8, 8(t4)
+        fmul.s  f14, f14, f23
+        fsw     f9, 8(t5)
+        fmul.s  f15, f15, f23
+        fsw     f10, 8(t6)
+        fmul.s  f12, f12, f24
+        fsw     f11, 8(a7)
+        fmul.s  f13, f13, f25
+        addi    t0, t0, 16
+        addi    t1, t1, 16
+        addi    t2, t2, 16
+        addi    t3, t3, 16
+        addi    t4, t4, 16
+        addi    t5, t5, 16
+        addi    t6, t6, 16
+        addi    a7, a7, 16
+        addi    a6, a6, 16
+        addi    s0, s0, -1
+        bnez    s0, rn_y
+rn_y_epi:
+        # epilogue step 1
+        fmul.s  f14, f14, f26
+        fmul.s  f15, f15, f27
+        fsw     f12, -4(t4)
+        fsw     f13, -4(t5)
+        fsw     f14, -4(t6)
+        fsw     f15, -4(a7)
+        addi    t0, t0, 16
+        addi    t1, t1, 16
+        addi    t2, t2, 16
+        addi    t3, t3, 16
+        addi    t4, t4, 16
+        addi    t5, t5, 16
+        addi    t6, t6, 16
+        addi    a7, a7, 16
+        addi    a6, a6, 16
+        addi    t0, t0, -16
+        addi    t1, t1, -16
+        addi    t2, t2, -16
+        addi    t3, t3, -16
+        addi    t4, t4, -16
+        addi    t5, t5, -16
+        addi    t6, t6, -16
+        addi    a7, a7, -16
+        addi    a6, a6, -16
+        slli    t0, a4, 2
+        add     a0, a0, t0
+        add     a2, a2, t0
         addi    a3, a3, -4
         bnez    a3, rn_rows
-        lw      s0, 0(sp)
-        addi    sp, sp, 16
         flw     f8, 0(sp)
         flw     f9, 4(sp)
         flw     f18, 8(sp)
@@ -164,5 +355,6 @@ rn_y:
         flw     f25, 36(sp)
         flw     f26, 40(sp)
         flw     f27, 44(sp)
-        addi    sp, sp, 48
+        lw      s0, 48(sp)
+        addi    sp, sp, 52
         ret
