@@ -1,0 +1,281 @@
+# conv_block on coral (RV32IMF + Zve32x, VLEN = 128): y[co, i, j] = max(conv[co, i, j] * bn[0, co] +
+# bn[1, co], 0), conv = 2-D convolution (3x3, stride 1, no padding) of x[CI, H, W] (int8) with
+# w[CO, CI, 3, 3] (int8), exact int32 sums; bn[2, CO] and y[CO, H-2, W-2] f32; row-major.
+#
+# Entry: a0 = x, a1 = w, a2 = bn, a3 = y, a4 = CI, a5 = CO, a6 = H, a7 = W. CO must be even (every
+# configuration's is: 4..16).
+#
+# Algorithm. (1) Convolution on the vector unit, two output channels at a time, over the output
+# plane flattened with the input's row stride: lane p = oh*W + ow (p < L = (OH-1)*W + OW; lanes
+# with ow >= OW are computed and dropped), so the taps of all output rows are contiguous stretches
+# of x: lane p of tap (ci, kh, kw) reads x[ci*H*W + kh*W + kw + p]. Blocks of 32 lanes (int32
+# accumulators e32 m8: v0-v7, v8-v15); per tap one vle8 (e8 m2) shared by both channels, two
+# vwmul.vx by the scalar weights (lb; exact int16 products) and two vwadd.wv into the int32
+# accumulators (int16 cannot hold even two products of -128 * -128); the first tap widens with
+# vwadd.vx (+0) instead of clearing. The vector multiplier (8 products a cycle) is the bound;
+# the tap offsets come from a table built on the stack once. Each block's sums go to an int32
+# plane on the stack (vse32). (2) Batch norm on the scalar F unit (the vector unit has no
+# floating point): in place over each plane, float(acc) * bn[0, co] + bn[1, co] with fcvt.s.w
+# and one fmadd.s (f32, as the reference rounds), modulo-scheduled 8 lanes a step at 2 cycles a
+# lane (FPU and load/store port both full). (3) ReLU on the vector unit while the valid lanes of
+# each row go to y: vle32, vmax.vx with 0 (a negative float is a negative int32, so the max gives
+# +0.0 and leaves positive floats alone), vse32.
+
+        .text
+        .globl conv_block
+conv_block:
+        addi    sp, sp, -64
+        sw      ra, 0(sp)
+        sw      s0, 4(sp)
+        sw      s1, 8(sp)
+        sw      s2, 12(sp)
+        sw      s3, 16(sp)
+        sw      s4, 20(sp)
+        sw      s5, 24(sp)
+        sw      s6, 28(sp)
+        sw      s7, 32(sp)
+        sw      s8, 36(sp)
+        sw      s9, 40(sp)
+        sw      s10, 44(sp)
+        sw      s11, 48(sp)
+        fsw     f8, 52(sp)
+        fsw     f9, 56(sp)
+        addi    s0, a6, -2              # s0 = OH
+        addi    s1, a7, -2              # s1 = OW
+        li      t0, 9
+        mul     s2, a4, t0              # s2 = J = CI*9 taps
+        addi    t0, s0, -1
+        mul     s3, t0, a7
+        add     s3, s3, s1              # s3 = L = (OH-1)*W + OW lanes
+        # the tap table off[t] = ci*H*W + kh*W + kw, on the stack
+        slli    t0, s2, 2
+        addi    t0, t0, 15
+        andi    t0, t0, -16
+        sub     sp, sp, t0
+        mv      s4, sp                  # s4 = off[]
+        mul     t1, a6, a7              # t1 = H*W
+        mv      t2, s4
+        mv      t3, zero                # ci*H*W
+        mv      t4, a4
+cb_t_ci:
+        mv      t5, t3
+        li      t6, 3
+cb_t_kh:
+        sw      t5, 0(t2)
+        addi    s5, t5, 1
+        sw      s5, 4(t2)
+        addi    s5, t5, 2
+        sw      s5, 8(t2)
+        addi    t2, t2, 12
+        add     t5, t5, a7
+        addi    t6, t6, -1
+        bnez    t6, cb_t_kh
+        add     t3, t3, t1
+        addi    t4, t4, -1
+        bnez    t4, cb_t_ci
+        mv      s5, t2                  # s5 = end of off[]
+        # two int32 planes of L lanes (rounded up to groups of 8) for a channel pair
+        addi    s6, s3, 7
+        andi    s6, s6, -8
+        slli    s6, s6, 2               # s6 = one plane's bytes
+        slli    t0, s6, 1
+        sub     sp, sp, t0
+        mv      s7, sp                  # s7 = plane of channel co, s7 + s6 of co + 1
+        mv      s8, a1                  # s8 = w[co]
+        mv      s9, a3                  # s9 = y[co]
+        mv      s10, a2                 # s10 = bn[0, co]
+        slli    s11, a5, 2              # s11 = CO*4: bn[1, co] = bn[0, co] + CO*4
+        srli    ra, a5, 1               # ra = channel pairs left
+        mv      a3, a0                  # a3 = x (a0 is needed below)
+cb_pair:
+        mv      a2, zero                # a2 = p0, the block's first lane
+cb_blk:
+        sub     t0, s3, a2
+        vsetvli a5, t0, e8, m2, ta, ma  # a5 = vl = min(L - p0, 32)
+        add     a4, a3, a2              # a4 = x + p0
+        mv      t4, s8                  # t4 = w[co, t]
+        add     t5, s8, s2              # t5 = w[co+1, t]
+        mv      t6, s4                  # t6 = off[t]
+        lw      t1, 0(t6)
+        lb      t2, 0(t4)
+        lb      t3, 0(t5)
+        add     t1, t1, a4
+        vle8.v  v24, (t1)
+        vwmul.vx v16, v24, t2
+        lw      t1, 4(t6)
+        lb      t2, 1(t4)
+        vwmul.vx v20, v24, t3
+        lb      t3, 1(t5)
+        vsetvli zero, zero, e16, m4, ta, ma
+        vwadd.vx v0, v16, zero          # acc = widen(product): no clearing pass
+        vwadd.vx v8, v20, zero
+        addi    t6, t6, 4
+        bgeu    t6, s5, 3f
+2:      add     t1, t1, a4
+        vsetvli zero, zero, e8, m2, ta, ma
+        vle8.v  v24, (t1)
+        vwmul.vx v16, v24, t2
+        lw      t1, 4(t6)               # the next tap (one past the end: the planes, harmless)
+        lb      t2, 2(t4)
+        vwmul.vx v20, v24, t3
+        lb      t3, 2(t5)
+        vsetvli zero, zero, e16, m4, ta, ma
+        vwadd.wv v0, v0, v16
+        vwadd.wv v8, v8, v20
+        addi    t4, t4, 1
+        addi    t5, t5, 1
+        addi    t6, t6, 4
+        bltu    t6, s5, 2b
+3:      vsetvli zero, a5, e32, m8, ta, ma
+        slli    t0, a2, 2
+        add     t0, t0, s7
+        vse32.v v0, (t0)
+        add     t0, t0, s6
+        vse32.v v8, (t0)
+        add     a2, a2, a5
+        bltu    a2, s3, cb_blk
+        # batch norm: each plane in place, int32 -> float * bn[0, co] + bn[1, co]
+        li      a0, 2
+        mv      a1, s7
+        mv      a2, s10
+cb_bn:
+        flw     f16, 0(a2)
+        add     t0, a2, s11
+        flw     f17, 0(t0)
+        srli    a5, s6, 5               # a5 = groups of 8 lanes
+        # prologue: group 0 loaded and converted
+        lw      t0, 0(a1)
+        lw      t1, 4(a1)
+        lw      t2, 8(a1)
+        lw      t3, 12(a1)
+        lw      t4, 16(a1)
+        lw      t5, 20(a1)
+        lw      t6, 24(a1)
+        lw      a4, 28(a1)
+        fcvt.s.w f0, t0
+        fcvt.s.w f1, t1
+        fcvt.s.w f2, t2
+        fcvt.s.w f3, t3
+        fcvt.s.w f4, t4
+        fcvt.s.w f5, t5
+        fcvt.s.w f6, t6
+        fcvt.s.w f7, a4
+        addi    a5, a5, -1
+        beqz    a5, 2f
+1:
+        fmadd.s f8, f0, f16, f17
+        lw      t0, 32(a1)
+        fmadd.s f9, f1, f16, f17
+        lw      t1, 36(a1)
+        fmadd.s f10, f2, f16, f17
+        lw      t2, 40(a1)
+        fmadd.s f11, f3, f16, f17
+        lw      t3, 44(a1)
+        fmadd.s f12, f4, f16, f17
+        lw      t4, 48(a1)
+        fmadd.s f13, f5, f16, f17
+        lw      t5, 52(a1)
+        fmadd.s f14, f6, f16, f17
+        lw      t6, 56(a1)
+        fmadd.s f15, f7, f16, f17
+        lw      a4, 60(a1)
+        fcvt.s.w f0, t0
+        fsw     f8, 0(a1)
+        fcvt.s.w f1, t1
+        fsw     f9, 4(a1)
+        fcvt.s.w f2, t2
+        fsw     f10, 8(a1)
+        fcvt.s.w f3, t3
+        fsw     f11, 12(a1)
+        fcvt.s.w f4, t4
+        fsw     f12, 16(a1)
+        fcvt.s.w f5, t5
+        fsw     f13, 20(a1)
+        addi    a5, a5, -1
+        fcvt.s.w f6, t6
+        fsw     f14, 24(a1)
+        fcvt.s.w f7, a4
+        fsw     f15, 28(a1)
+        addi    a1, a1, 32
+        bnez    a5, 1b
+2:
+        fmadd.s f8, f0, f16, f17
+        fmadd.s f9, f1, f16, f17
+        fmadd.s f10, f2, f16, f17
+        fmadd.s f11, f3, f16, f17
+        fmadd.s f12, f4, f16, f17
+        fmadd.s f13, f5, f16, f17
+        fmadd.s f14, f6, f16, f17
+        fmadd.s f15, f7, f16, f17
+        fsw     f8, 0(a1)
+        fsw     f9, 4(a1)
+        fsw     f10, 8(a1)
+        fsw     f11, 12(a1)
+        fsw     f12, 16(a1)
+        fsw     f13, 20(a1)
+        fsw     f14, 24(a1)
+        fsw     f15, 28(a1)
+        addi    a1, a1, 32
+        addi    a2, a2, 4
+        addi    a0, a0, -1
+        bnez    a0, cb_bn
+        # ReLU and the valid lanes: row oh of each plane (lanes oh*W .. oh*W + OW-1) to y[co, oh]
+        mv      t0, s7                  # source row
+        mv      t1, s9                  # y[co, 0]
+        slli    t3, a7, 2               # W*4
+        slli    t4, s1, 2               # OW*4
+        li      t5, 2
+cb_cp_c:
+        mv      t6, s0                  # rows left
+        mv      a0, t0
+cb_cp_r:
+        mv      a1, a0
+        mv      a2, t1
+        mv      a4, s1                  # columns left
+4:      vsetvli a5, a4, e32, m8, ta, ma
+        vle32.v v0, (a1)
+        vmax.vx v0, v0, zero            # a negative float is a negative int32: max with 0 gives +0.0
+        vse32.v v0, (a2)
+        sub     a4, a4, a5
+        slli    a5, a5, 2
+        add     a1, a1, a5
+        add     a2, a2, a5
+        bnez    a4, 4b
+        add     a0, a0, t3
+        add     t1, t1, t4
+        addi    t6, t6, -1
+        bnez    t6, cb_cp_r
+        add     t0, t0, s6              # the next plane; t1 is already at y[co+1]
+        addi    t5, t5, -1
+        bnez    t5, cb_cp_c
+        mv      s9, t1                  # y[co + 2]
+        slli    t0, s2, 1
+        add     s8, s8, t0              # w[co + 2]
+        addi    s10, s10, 8             # bn[0, co + 2]
+        addi    ra, ra, -1
+        beqz    ra, cb_done
+        j       cb_pair
+cb_done:
+        slli    t0, s6, 1
+        add     sp, sp, t0
+        slli    t0, s2, 2
+        addi    t0, t0, 15
+        andi    t0, t0, -16
+        add     sp, sp, t0
+        lw      ra, 0(sp)
+        lw      s0, 4(sp)
+        lw      s1, 8(sp)
+        lw      s2, 12(sp)
+        lw      s3, 16(sp)
+        lw      s4, 20(sp)
+        lw      s5, 24(sp)
+        lw      s6, 28(sp)
+        lw      s7, 32(sp)
+        lw      s8, 36(sp)
+        lw      s9, 40(sp)
+        lw      s10, 44(sp)
+        lw      s11, 48(sp)
+        flw     f8, 52(sp)
+        flw     f9, 56(sp)
+        addi    sp, sp, 64
+        ret
