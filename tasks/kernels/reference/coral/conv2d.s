@@ -15,6 +15,9 @@
 # (e32 m8: v0-v7, v8-v15; int16 cannot hold even two products of -128 * -128), the first tap with
 # vwadd.vx (+0) instead of clearing. Each output row is stored with vse32 (vl = OW) after a
 # vslidedown.vx brings its lanes to the front. The vector multiplier bounds the tap loop.
+# The tap loop is software-pipelined for the in-order issue: the next tap's loads, weights and
+# offsets (read two taps ahead from a table padded with two zero offsets) issue while the
+# multiplier works, so the vector multiplier is the bound.
         .text
         .globl conv2d
 conv2d:
@@ -40,7 +43,7 @@ conv2d:
         li      t0, 32
         divu    s3, t0, a6              # s3 = R = 32 / W rows per block
         slli    t0, s2, 2
-        addi    t0, t0, 15
+        addi    t0, t0, 8+15            # (two padding entries: the loop reads two taps ahead)
         andi    t0, t0, -16
         sub     sp, sp, t0              # the tap table
         mv      s9, t0                  # s9 = its size (to pop)
@@ -68,6 +71,8 @@ cv_t_kx:
         addi    t4, t4, -1
         bnez    t4, cv_t_ci
         mv      s5, t2                  # s5 = end of off[]
+        sw      zero, 0(t2)             # the padding: offset 0, a valid address
+        sw      zero, 4(t2)
         mul     s8, s0, s1
         slli    s8, s8, 2               # s8 = OH*OW*4: one output channel
         slli    s7, s1, 2               # s7 = OW*4: one output row
@@ -92,30 +97,36 @@ cv_blk:
         add     t1, t1, a4
         vsetvli zero, a3, e8, m2, ta, ma
         vle8.v  v24, (t1)
+        lw      t1, 4(t6)
         vwmul.vx v16, v24, t2
-        lw      t1, 4(t6)               # the next tap, while the multiplier works
+        add     t1, t1, a4
         lb      t2, 1(t4)
         vwmul.vx v20, v24, t3
+        vle8.v  v24, (t1)               # the next tap's stretch, right after the register's last use
         lb      t3, 1(t5)
+        lw      t1, 8(t6)               # the offset two taps ahead
         vsetvli zero, zero, e16, m4, ta, ma
         vwadd.vx v0, v16, zero          # acc = widen(product): no clearing pass
         vwadd.vx v8, v20, zero
-        addi    t6, t6, 4
-        bgeu    t6, s5, 3f
-2:      add     t1, t1, a4
-        vsetvli zero, zero, e8, m2, ta, ma
-        vle8.v  v24, (t1)
-        vwmul.vx v16, v24, t2
-        lw      t1, 4(t6)               # the next tap (one past the end: harmless)
-        lb      t2, 2(t4)
-        vwmul.vx v20, v24, t3
-        lb      t3, 2(t5)
-        vsetvli zero, zero, e16, m4, ta, ma
-        vwadd.wv v0, v0, v16
-        vwadd.wv v8, v8, v20
         addi    t4, t4, 1
         addi    t5, t5, 1
         addi    t6, t6, 4
+        bgeu    t6, s5, 3f
+2:      vsetvli zero, zero, e8, m2, ta, ma
+        vwmul.vx v16, v24, t2
+        add     t1, t1, a4              # while the multiplier works: the next tap's address,
+        lb      t2, 1(t4)               # its weight for channel co,
+        lw      t0, 8(t6)               # the offset two taps ahead
+        addi    t4, t4, 1
+        addi    t5, t5, 1
+        addi    t6, t6, 4
+        vwmul.vx v20, v24, t3
+        vle8.v  v24, (t1)               # the next tap's stretch (v24's last use is behind us)
+        lb      t3, 0(t5)
+        mv      t1, t0
+        vsetvli zero, zero, e16, m4, ta, ma
+        vwadd.wv v0, v0, v16
+        vwadd.wv v8, v8, v20
         bltu    t6, s5, 2b
 3:      vsetvli zero, s1, e32, m8, ta, ma
         add     t2, s11, s8             # y[co+1, oy0, 0]
