@@ -27,20 +27,9 @@ def generate(task, cfg, layout, spec):
     n, R = V // VL, L // VL
     unit = p.VROWS * VL
     tok, mo = p.out("tokens"), p.out("mask_out")
-    top = max(tok, mo) + L
-
-    def take(rows):
-        nonlocal top
-        a = top
-        top += rows * VL
-        return a
-    maskbuf = take(p.VROWS)
-    P, A, C, IND, SEL, CPOS = (take(R) for _ in range(6))
-    CI = take(n)
-    Q = take(1)
-    T = take(1)
-    block = take(VL * V // VL)         # the logits of 64 positions
-    assert top <= 1024 * VL
+    rows = _ref.scratch(p, L, V, V)    # the logits of 64 positions: V rows
+    maskbuf, P, A, C, IND, SEL, CPOS, CI, Q, T, block = (rows[k] for k in (
+        "mask", "P", "A", "C", "IND", "SEL", "CPOS", "CI", "Q", "T", "logits"))
     a_x, a_m = p.areg("logits"), p.areg("mask")
     p(f"; dllm_sampling baseline (template) L={L} V={V} K={K}")
     _ref.big_constants(p)              # f4 = -inf, f5 = 2^72, f7 = 1.0

@@ -74,6 +74,23 @@ def q_row(p: Prog, dst: int) -> None:
     p(f"S_MAP_V_FP gp15, gp0, {QST}")
 
 
+def scratch(p: Prog, L: int, V: int, logit_rows: int) -> dict[str, int]:
+    """Vector SRAM after the outputs: the mask's prefetch (4 rows); per row of 64 positions the
+    confidences P, tokens A, ranking values C, masked flags IND, picks SEL and position scores
+    CPOS; the token-score rows CI (V - v, one per chunk); the row Q = 64 .. 1; a scratch row T;
+    then `logit_rows` rows for the logits."""
+    VL = p.VLEN
+    R, n = L // VL, V // VL
+    top = max(p.out("tokens"), p.out("mask_out")) + L
+    out = {}
+    for name, count in (("mask", p.VROWS), ("P", R), ("A", R), ("C", R), ("IND", R), ("SEL", R), ("CPOS", R),
+                        ("CI", n), ("Q", 1), ("T", 1), ("logits", logit_rows)):
+        out[name] = top
+        top += count * VL
+    assert top <= 1024 * VL, "vector SRAM overflows"
+    return out
+
+
 def generate(task, cfg, layout, spec, ext: bool = False):
     if task.name != "dllm_sampling":
         return None
@@ -86,20 +103,9 @@ def generate(task, cfg, layout, spec, ext: bool = False):
     assert unit % V == 0
     rows_per_unit = unit // V
     tok, mo = p.out("tokens"), p.out("mask_out")
-    # vector SRAM: after the outputs
-    top = max(tok, mo) + L
-    def take(rows):
-        nonlocal top
-        a = top
-        top += rows * VL
-        return a
-    maskbuf = take(p.VROWS)
-    P, A, C, IND, SEL, CPOS = (take(R) for _ in range(6))
-    CI = take(n)
-    Q = take(1)
-    T = take(1)
-    ring = take(RING * p.VROWS)
-    assert top <= 1024 * VL
+    rows = scratch(p, L, V, RING * p.VROWS)
+    maskbuf, P, A, C, IND, SEL, CPOS, CI, Q, T, ring = (rows[k] for k in (
+        "mask", "P", "A", "C", "IND", "SEL", "CPOS", "CI", "Q", "T", "logits"))
     a_x, a_m = p.areg("logits"), p.areg("mask")
     title = "V_RED_ARGMAX extension" if ext else "base ISA"
     p(f"; dllm_sampling ({title}) L={L} V={V} K={K}")
