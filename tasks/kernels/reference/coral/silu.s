@@ -11,7 +11,7 @@
 # evaluation: at most 2.0e-07 absolute (|y - silu(x)| <= 8.8e-07), far inside the f32 tolerance.
 # Cost per element: 7 FP operations (scale, convert, u, 3 FMAs, product) and 7 loads/stores (x, 5
 # table words, y), so the FPU and the load/store port are both the bound. The core issues in order,
-# so the loop is software-pipelined by hand-checked modulo scheduling (computed offline from the
+# so the loop is software-pipelined by modulo scheduling (computed offline from the
 # latencies: load 2, FP 3, ALU 1): one element enters every 7 cycles, its 7 FP operations and 7
 # memory operations on distinct slots of the 7-cycle period, 7 elements (registers rotate) per
 # 49-cycle loop step, no instruction waiting for an operand. N mod 7 leftovers take a
