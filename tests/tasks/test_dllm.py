@@ -4,7 +4,6 @@ the base-ISA reference and baseline kernels at every configuration, and the refe
 its kernel, correct and faster than the base reference."""
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
 
