@@ -25,6 +25,9 @@ class Prog:
         self.TILE = self.MLEN * self.MLEN
         self.layout, self.cfg = layout, cfg
         self.lines: list[str] = []
+        self.matmul = mm   # the product the composite templates use (the reference kernels swap in their own)
+        self.vend = P["VSRAM_ROWS"] * self.VLEN   # end of the vector SRAM the composite templates allocate from
+        self.vmem = None
 
     def __call__(self, *lines: str) -> None:
         self.lines.extend(lines)
@@ -460,24 +463,24 @@ def ffn(p: Prog, task: str) -> None:
     cfg = p.cfg
     M, H, F = cfg["M"], cfg["H"], cfg["F"]
     X = Img(p.out("y"), M)
-    mem = Vmem(X.addr + M * H)
+    mem = p.vmem = Vmem(X.addr + M * H, p.vend)
     load_image(p, "x", X, 0, M, 0, H)
     if task == "ffn":
         G = Img(mem.take(M * F), M)
         tmp = mem.take(M * 64)
-        mm(p, X, 0, M, H, W(p, "w1"), F, G, 0, tmp)
+        p.matmul(p, X, 0, M, H, W(p, "w1"), F, G, 0, tmp)
         for c in range(F // 64):
             rows_act(p, "silu", G.at(0, c), M, tmp)
-        mm(p, G, 0, M, F, W(p, "w2"), H, X, 0, tmp)
+        p.matmul(p, G, 0, M, F, W(p, "w2"), H, X, 0, tmp)
     else:  # swiglu
         G, U = Img(mem.take(M * F), M), Img(mem.take(M * F), M)
         tmp = mem.take(M * 64)
-        mm(p, X, 0, M, H, W(p, "wg"), F, G, 0, tmp)
-        mm(p, X, 0, M, H, W(p, "wu"), F, U, 0, tmp)
+        p.matmul(p, X, 0, M, H, W(p, "wg"), F, G, 0, tmp)
+        p.matmul(p, X, 0, M, H, W(p, "wu"), F, U, 0, tmp)
         for c in range(F // 64):
             rows_act(p, "silu", G.at(0, c), M, tmp)
         rows_op(p, "V_MUL_VV", G.addr, U.addr, M * F // 64)
-        mm(p, G, 0, M, F, W(p, "wd"), H, X, 0, tmp)
+        p.matmul(p, G, 0, M, F, W(p, "wd"), H, X, 0, tmp)
 
 
 # ---- Level 2: rotary position embedding -----------------------------------------------------------------
@@ -522,7 +525,7 @@ def rope(p: Prog, task: str) -> None:
     assert D == 64
     Wd = NH * D
     Y = Img(p.out("y"), S)
-    mem = Vmem(Y.addr + S * Wd)
+    mem = p.vmem = Vmem(Y.addr + S * Wd, p.vend)
     C2, S2, T, XR = (mem.take(4 * 64) for _ in range(4))
     sx = shifted_areg(p, "x", "a5")
     scs = [("cos", 0, p.areg("cos"), "a6", shifted_areg(p, "cos", "a6")),
@@ -565,7 +568,7 @@ def attention_block(p: Prog, qbuf: int, nq: int, k: W, v: W, Sk: int, Oaddr: int
     k, klo = k if isinstance(k, tuple) else (k, None)
     v, vlo = v if isinstance(v, tuple) else (v, None)
     for kb in range(nkb):
-        mm(p, Q, 0, nq, 64, blk(k, kb, True), 64, Sc, 0, split=blk(klo, kb, True))
+        p.matmul(p, Q, 0, nq, 64, blk(k, kb, True), 64, Sc, 0, split=blk(klo, kb, True))
         if bias is not None:
             bias(kb, sbuf, tmp)
         if mask is not None and kb == nkb - 1 and Sk % 64:
@@ -587,7 +590,7 @@ def attention_block(p: Prog, qbuf: int, nq: int, k: W, v: W, Sk: int, Oaddr: int
                   "S_ADD_FP f5, f5, f4", f"S_ST_FP f5, gp3, {FP_L}", f"S_ST_FP f2, gp3, {FP_M}",
                   "V_MUL_VF gp2, gp2, f3")
             p("S_ADDI_INT gp1, gp1, 64", "S_ADDI_INT gp2, gp2, 64", "S_ADDI_INT gp3, gp3, 1")
-        mm(p, Sc, 0, nq, 64, blk(v, kb, False), 64, Img(Oaddr, nq), 0, tmp=tmp, accumulate=kb > 0,
+        p.matmul(p, Sc, 0, nq, 64, blk(v, kb, False), 64, Img(Oaddr, nq), 0, tmp=tmp, accumulate=kb > 0,
            split=blk(vlo, kb, False))
     p.li("gp2", Oaddr)
     p.li("gp3", 0)
@@ -616,7 +619,7 @@ def attention(p: Prog, task: str) -> None:
     NH = cfg.get("NH", 1)
     NKV = {"mha": NH, "gqa": cfg.get("NKV", 1)}.get(task, 1)
     O = Img(p.out("o"), S)
-    mem = Vmem(O.addr + S * NH * D)
+    mem = p.vmem = Vmem(O.addr + S * NH * D, p.vend)
     p("S_LD_FP f7, gp0, 2                 ; 1/sqrt(D)", "S_LD_FP f6, gp0, 3                 ; -inf")
     for h in range(NH):
         g = h // (NH // NKV)
@@ -681,7 +684,7 @@ def decoder(p: Prog, task: str) -> None:
     H = NH * D
     assert D == 64 and S % 4 == 0
     X = Img(p.out("y"), S)
-    mem = Vmem(X.addr + S * H)
+    mem = p.vmem = Vmem(X.addr + S * H, p.vend)
     RB = min(S, 16)
     SP = -(-S // 64) * 64                 # padded key rows per head in scratch
     NKV = NH * SP * 64                    # elements of the k (and v) scratch
@@ -708,13 +711,13 @@ def decoder(p: Prog, task: str) -> None:
 
     def project(i, r0, out, rot=None):
         """out = h Wi for the RB rows in Hb (rows r0.. of the sequence); roped when rot is a scratch image."""
-        mm(p, Hb, 0, RB, H, wq(i), H, out, 0, tmp)
+        p.matmul(p, Hb, 0, RB, H, wq(i), H, out, 0, tmp)
         if rot is None:
             return
         for h in range(NH):
             R = Img(rot.at(0, h), RB)
-            mm(p, Hb, 0, RB, H, wq(i, h * 64 + 32), 64, R, 0, ncols=32)
-            mm(p, Hb, 0, RB, H, wq(i, h * 64), 64, R, 0, ncols=32, dst_col=32)
+            p.matmul(p, Hb, 0, RB, H, wq(i, h * 64 + 32), 64, R, 0, ncols=32)
+            p.matmul(p, Hb, 0, RB, H, wq(i, h * 64), 64, R, 0, ncols=32, dst_col=32)
             rows_op(p, "V_MUL_VV", out.at(0, h), C2, RB)
             rows_op(p, "V_MUL_VV", R.addr, S2, RB)
             rows_op(p, "V_ADD_VV", out.at(0, h), R.addr, RB)
@@ -754,7 +757,7 @@ def decoder(p: Prog, task: str) -> None:
                     rows_add(p, sbuf, btmp, RB)
             p(f"S_LD_FP {fneg}, gp0, {c_neg}")
             attention_block(p, Kb.at(0, h), RB, kw, vw, S, Hb.at(0, h), mem, bias=bias, mask=mask, fneg=fneg)
-        mm(p, Hb, 0, RB, H, wq(3), H, X, r0, tmp, accumulate=True)
+        p.matmul(p, Hb, 0, RB, H, wq(3), H, X, r0, tmp, accumulate=True)
     # C: feed-forward
     p("; C: feed-forward")
     wt = "wffn" if llama else "wff"
@@ -762,15 +765,15 @@ def decoder(p: Prog, task: str) -> None:
     for r0 in range(0, S, RB):
         rmsnorm_rows(p, X, r0, RB, Hb, 0, g1, H, tmp)
         for fb in range(F // 64):
-            mm(p, Hb, 0, RB, H, W(p, wt, fb * 64, F), 64, Img(G, RB), 0)
+            p.matmul(p, Hb, 0, RB, H, W(p, wt, fb * 64, F), 64, Img(G, RB), 0)
             if llama:
-                mm(p, Hb, 0, RB, H, W(p, wt, H * F + fb * 64, F), 64, Img(U, RB), 0)
+                p.matmul(p, Hb, 0, RB, H, W(p, wt, H * F + fb * 64, F), 64, Img(U, RB), 0)
                 rows_act(p, "silu", G, RB, tmp)
                 rows_op(p, "V_MUL_VV", G, U, RB)
             else:
                 rows_act(p, "relu", G, RB, tmp)
             w2 = W(p, wt, (2 if llama else 1) * H * F + fb * 64, F, trans=True)
-            mm(p, Img(G, RB), 0, RB, 64, w2, H, X, r0, tmp, accumulate=True)
+            p.matmul(p, Img(G, RB), 0, RB, 64, w2, H, X, r0, tmp, accumulate=True)
 
 
 TEMPLATES = {"silu": elementwise, "relu": elementwise, "gelu": elementwise, "softmax": rowwise,

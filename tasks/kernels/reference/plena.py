@@ -412,3 +412,139 @@ TEMPLATES = {"silu": elementwise, "relu": elementwise, "gelu": elementwise, "sof
 
 def generate(task, cfg, layout, spec):
     return _base.run_template(TEMPLATES, "PLENA reference", task, cfg, layout, spec)
+
+
+# ---- Level 2 / 3: products on the batched matrix-vector op ------------------------------------------------
+Img, W, Vmem = _base.Img, _base.W, _base.Vmem
+
+
+def seg_masks(p: Prog, at: int) -> list[int]:
+    """Rows at.. : a zero row, then four masks: mask s is 1.0 on lanes 16s..16s+15 (head segment s), else 0.0."""
+    rows = [at + 64 * i for i in range(5)]
+    zero, masks = rows[0], rows[1:]
+    for i in range(64):
+        p(f"S_ST_FP f0, gp0, {320 + i}")
+    p.li("gp1", zero)
+    p("S_MAP_V_FP gp1, gp0, 320", "S_LD_FP f1, gp0, 1")
+    for s, m in enumerate(masks):
+        p.li("gp2", m)
+        p(f"S_ADDI_INT gp3, gp0, {1 << s}", "C_SET_V_MASK_REG gp3", "V_ADD_VF gp2, gp1, f0", "V_ADD_VF gp2, gp1, f1, 1")
+    return masks
+
+
+def bmv_mm(p: Prog, A, r0: int, nrows: int, K: int, w, N: int, C, c_r0: int, mem, masks: list[int],
+           accumulate: bool = False, split=None) -> None:
+    """C[c_r0.., :N] (=, or += with accumulate) A[r0..r0+nrows, :K] @ w on M_BMV (M_BTMV for a transposed w),
+    one cycle per 16-deep slice of a 64 x 64 tile. The batched op gives every head the same matrix slice, so
+    row segment s must meet slice s alone: per K chunk, four copies of A's rows masked to one segment each
+    (made once per group of two K tiles); slice s of each tile is multiplied by copy s into head s, the
+    four heads are written out and summed. Tiles stream through matrix SRAM two by two (double buffered).
+    split: a second operand (K = 64) whose product is added (high and low MXFP8 parts)."""
+    trans = w.trans
+    op = "M_BTMV" if trans else "M_BMV"
+    kt_n, nt_n = K // 64, -(-N // 64)
+    G = kt_n if kt_n <= 2 else min(kt_n, 4)   # fewer, longer groups: fewer bf16 roundings of partial sums
+    dbuf = G + (split is not None) <= 2       # two tile sets fit matrix SRAM: prefetch the next during this one
+    top = mem.top
+    wo = mem.take(4 * 64)
+    room = (mem.end - mem.top) // (4 * G * 64)   # rows whose masked copies fit
+    rb = next(r for r in (nrows, 64, 32, 16, 8, 4) if r <= room and nrows % r == 0)
+    copies = mem.take(4 * G * rb * 64)
+    groups = [list(range(g, min(g + G, kt_n))) for g in range(0, kt_n, G)]
+    steps = [(gi, r, nt) for gi in range(len(groups)) for r in range(0, nrows, rb) for nt in range(nt_n)]
+
+    def tiles_of(i):
+        gi, _, nt = steps[i]
+        t = [(w, kt, nt) for kt in groups[gi]]
+        if split is not None:
+            assert K == 64
+            t.append((split, 0, nt))
+        return t
+
+    sets = []          # distinct tile sets in order of use; set j lives in slot pair j % 2
+    set_of = []
+    for i in range(len(steps)):
+        key = [(id(ww), kt, nt) for ww, kt, nt in tiles_of(i)]
+        if not sets or sets[-1][1] != key:
+            sets.append((i, key))
+        set_of.append(len(sets) - 1)
+
+    def slot0(j):
+        return 2 * (j % 2) if dbuf else 0
+
+    def prefetch(j):
+        for t, (ww, kt, nt) in enumerate(tiles_of(sets[j][0])):
+            p.li("gp1", ((slot0(j) + t) % 4) * p.TILE)
+            p.li("gp2", ww.tile(kt, nt))
+            p(f"H_PREFETCH_M gp1, gp2, {ww.a}, 1, 0")
+
+    p.scale_stride(w.n, w.ld)
+    prefetch(0)
+    sl = [16 * s if trans else 1024 * s for s in range(4)]
+    for i, (gi, r, nt) in enumerate(steps):
+        grp = groups[gi]
+        if nt == 0:   # masked copies of this group's K chunks: copy (c, s) of row r at copies + ((4c + s) rb + r) 64
+            for s in range(4):
+                p.li(f"gp{3 + s}", masks[s])
+            for c in range(len(grp)):
+                p.li("gp1", A.at(r0 + r, grp[c]))
+                p.li("gp2", copies + 4 * c * rb * 64)
+                with p.loop("gp8", rb):
+                    for s in range(4):
+                        p(f"S_ADDI_INT gp7, gp2, {s * rb * 64}", f"V_MUL_VV gp7, gp1, gp{3 + s}")
+                    p("S_ADDI_INT gp1, gp1, 64", "S_ADDI_INT gp2, gp2, 64")
+        j = set_of[i]
+        if dbuf and sets[j][0] == i and j + 1 < len(sets):
+            prefetch(j + 1)
+        tl = tiles_of(i)
+        for t in range(len(tl)):
+            p.li(f"gp{[1, 2, 14, 15][t]}", (slot0(j) + t) * p.TILE)
+        for s in (1, 2, 3):
+            p.li(f"gp{2 + s}", sl[s])
+        p.li("gp7", copies)
+        p.li("gp8", wo)
+        p("S_ADDI_INT gp10, gp8, 64", "S_ADDI_INT gp11, gp8, 128", "S_ADDI_INT gp13, gp8, 192")
+        p.li("gp9", C.at(c_r0 + r, nt))
+        first = gi == 0 and not accumulate
+        with p.loop("gp12", rb):
+            for jj in range(len(tl)):
+                c = jj if split is None else 0
+                for s in range(4):
+                    rd = "gp0" if s == 0 else f"gp{2 + s}"
+                    p(f"S_ADDI_INT gp6, gp7, {(4 * c + s) * rb * 64}", f"{op} {rd}, gp{[1, 2, 14, 15][jj]}, gp6")
+            p("M_BMV_WO gp8, 0", "V_ADD_VV gp8, gp8, gp10", "V_ADD_VV gp11, gp11, gp13")
+            if first:
+                p("V_ADD_VV gp9, gp8, gp11")
+            else:
+                p("V_ADD_VV gp8, gp8, gp11", "V_ADD_VV gp9, gp9, gp8")
+            p("S_ADDI_INT gp9, gp9, 64", "S_ADDI_INT gp7, gp7, 64")
+        if not dbuf and j + 1 < len(sets) and set_of[i + 1] != j:
+            prefetch(j + 1)
+    mem.top = top
+
+
+def use_bmv(p: Prog) -> None:
+    """Route the composite templates' products through bmv_mm (the masks live in the last 5 rows of vector
+    SRAM, kept out of the templates' allocator); the partial-column products keep the baseline's M_MM."""
+    p.vend -= 5 * 64
+    masks = seg_masks(p, p.vend)
+
+    def matmul(p, A, r0, nrows, K, w, N, C, c_r0, tmp=None, accumulate=False, src_col=0, ncols=64, dst_col=0,
+               slot=0, a_chunk0=0, split=None):
+        if src_col or ncols != 64 or dst_col or a_chunk0:
+            return _base.mm(p, A, r0, nrows, K, w, N, C, c_r0, tmp, accumulate, src_col, ncols, dst_col, slot,
+                            a_chunk0, split)
+        bmv_mm(p, A, r0, nrows, K, w, N, C, c_r0, p.vmem, masks, accumulate=accumulate, split=split)
+    p.matmul = matmul
+
+
+def composite(fn):
+    def run(p: Prog, task: str) -> None:
+        use_bmv(p)
+        fn(p, task)
+    return run
+
+
+TEMPLATES.update({name: composite(_base.TEMPLATES[name]) for name in
+                  ("ffn", "swiglu", "scaled_dot_product", "flash_attention", "mha", "gqa", "mqa",
+                   "decoder_block_llama", "decoder_block_t5")})
