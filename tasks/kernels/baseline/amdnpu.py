@@ -1,0 +1,261 @@
+"""Template baseline kernels for amdnpu (one AIE-ML / AIE2 compute tile), bf16 with fp32 accumulation.
+
+generate(task, cfg, layout, spec) -> assembly text for the item, sizes baked in.
+
+The kernels are structured the way the published AIE kernel templates are: one vectorised loop
+per operation, 32 bf16 lanes per x register, the bf16 MAC unit (vmul.f / vmac.f: a 4x8 by 8x4
+matrix product into 16 fp32 lanes) for every multiplication, results narrowed with
+vconv.bf16.fp32. No software pipelining, no bundle packing beyond the obvious (the simulator
+stalls each bundle until its operands are ready, so straight-line code is correct as written).
+
+Building blocks shared with the reference generator (tasks/kernels/reference/amdnpu.py):
+
+* Tiles for the MAC from row-major memory (the tile has no DMA here to pre-tile the operands):
+  - "A tile" (4 rows x 8 k): load rows m..m+3 at k0..k0+15 as x = [row m | row m+1] and
+    [row m+2 | row m+3]; vshuffle mode 2 (de-interleave 16-bit lanes, low half) gives the 4x8
+    tile of the even k (k0, k0+2, .., k0+14), mode 3 the odd k.
+  - "B tile" (8 k x 4 n) from row-major B[K, N]: rows k0+p, k0+p+2, .., k0+p+14 (p = parity)
+    at n0..n0+15, two levels of mode-2/3 de-interleaves give four tiles q = 0..3 whose column j
+    holds n = n0 + 4j + q, row r holds k = k0 + 2r + p (so they pair with the A tiles).
+  - "transposed tile" (8 k x 4 n) from row-major W[N, K] (linear, gemv): rows n of W at k0..,
+    three pair shuffles (interleave 32, interleave 16, de-interleave 32) give the even-k and the
+    odd-k tiles.
+  - output: four 4x4 fp32 blocks W_q (lane 4i+j = C[m+i][n0+4j+q]) narrowed to bf16 as
+    [W0 | W2] and [W1 | W3]; interleave 16 then interleave 32 give rows m..m+3 of C.
+* Element-wise transcendental functions (silu, gelu, exp) as piecewise-linear interpolants
+  sum_t c_t * max(x, t): vmax_lt.bf16 against a vector of knots (two knots per x register, one
+  per 256-bit half), then one vmac.f whose A operand [c_t I4 | c_t' I4] scales and adds the two
+  hinge vectors into 16 fp32 lanes. AIE2 has no exp unit and this model has no element-wise bf16
+  multiply (only the dense 4x8x4 MAC mode is modelled), so the hinge sum is the polynomial-free
+  evaluation the ISA offers; the knots and their error bounds are written into the kernel.
+"""
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import ml_dtypes
+import numpy as np
+
+BF16 = ml_dtypes.bfloat16
+
+
+def bf(x: float) -> float:
+    return float(np.float32(x).astype(BF16).astype(np.float32))
+
+
+def bfbits(x: float) -> int:
+    return int(np.array([x], dtype=np.float32).astype(BF16).view(np.uint16)[0])
+
+
+class Asm:
+    def __init__(self):
+        self.lines: list[str] = []
+        self.data: list[str] = []
+        self.n = 0
+
+    def __call__(self, *ops: str) -> None:
+        self.lines.append("    " + " ; ".join(ops))
+
+    def label(self, name: str) -> None:
+        self.lines.append(f"{name}:")
+
+    def comment(self, text: str) -> None:
+        for line in text.splitlines():
+            self.lines.append(f"    // {line}".rstrip())
+
+    def new(self, stem: str = "L") -> str:
+        self.n += 1
+        return f"{stem}{self.n}"
+
+    def table(self, name: str, halfwords: list[int]) -> None:
+        """A 64-byte aligned table of 16-bit values in .data."""
+        self.data.append("    .p2align 6")
+        self.data.append(f"{name}:")
+        for i in range(0, len(halfwords), 16):
+            self.data.append("    .short " + ", ".join(str(h & 0xffff) for h in halfwords[i:i + 16]))
+
+    def loop(self, counter: str, count: int):
+        """Context manager: a counted loop (jnz back; the simulator charges the 5 delay slots)."""
+        asm = self
+
+        class _Loop:
+            def __enter__(self):
+                self.top = asm.new("loop")
+                asm(f"movxm {counter}, #{count}")
+                asm.label(self.top)
+                return self
+
+            def __exit__(self, *exc):
+                asm(f"add {counter}, {counter}, #-1")
+                asm(f"jnz {counter}, #{self.top}")
+        return _Loop()
+
+    def text(self) -> str:
+        out = [".text"] + self.lines + ["    done"]
+        if self.data:
+            out += [".data"] + self.data
+        return "\n".join(out) + "\n"
+
+
+def addr(layout, name: str) -> int:
+    return layout.placements[name].address
+
+
+MODE_REGS = "    movxm r10, #2\n"  # unused helper marker
+
+
+def setup_modes(a: Asm) -> None:
+    """Scalar registers holding the vshuffle modes and the MAC configuration words."""
+    a("movxm r10, #2")    # de-interleave 16-bit, low
+    a("movxm r11, #3")    # de-interleave 16-bit, high
+    a("movxm r12, #16")   # interleave 32-bit, low
+    a("movxm r13, #17")   # interleave 32-bit, high
+    a("movxm r14, #18")   # interleave 16-bit, low
+    a("movxm r15, #19")   # interleave 16-bit, high
+    a("movxm r24, #4")    # de-interleave 32-bit, low
+    a("movxm r25, #5")    # de-interleave 32-bit, high
+    a("movxm r9, #0")     # MAC config: accumulate (bf16 dense 4x8x4)
+
+
+# ---- element-wise ---------------------------------------------------------------------------------
+def gen_relu(a: Asm, cfg, layout) -> None:
+    n = cfg["N"]
+    a.comment(f"relu: y = max(x, 0), {n} bf16 elements, 32 per iteration")
+    a("movxm p0, #%d" % addr(layout, "x"))
+    a("movxm p1, #%d" % addr(layout, "y"))
+    a("vsub.16 x2, x2, x2")  # +0.0 in every lane
+    with a.loop("r1", n // 32):
+        a("vlda wl0, [p0], #32")
+        a("vlda wh0, [p0], #32")
+        a("vmax_lt.bf16 x1, r16, x0, x2")
+        a("vst wl1, [p1], #32")
+        a("vst wh1, [p1], #32")
+
+
+# ---- matrix products --------------------------------------------------------------------------------
+def out_block(a: Asm, accs, pc: str, row_bytes: int) -> None:
+    """Narrow the four 4x4 fp32 blocks accs = (q0, q1, q2, q3) (lane 4i+j = C[i][4j+q]) to bf16
+    and store rows 0..3 of the 4x16 C block at pc (row stride row_bytes). Uses x0..x5."""
+    q0, q1, q2, q3 = accs
+    a(f"vconv.bf16.fp32 wl0, {q0}")
+    a(f"vconv.bf16.fp32 wh0, {q2}")
+    a(f"vconv.bf16.fp32 wl1, {q1}")
+    a(f"vconv.bf16.fp32 wh1, {q3}")
+    a("vshuffle x2, x0, x1, r14")
+    a("vshuffle x3, x0, x1, r15")
+    a("vshuffle x4, x2, x3, r12")
+    a("vshuffle x5, x2, x3, r13")
+    a(f"mov p7, {pc}")
+    a(f"movxm m7, #{row_bytes}")
+    a("vst wl4, [p7], m7")
+    a("vst wh4, [p7], m7")
+    a("vst wl5, [p7], m7")
+    a("vst wh5, [p7], m7")
+
+
+def a_tiles(a: Asm, pa: str, k_bytes: int, even: str, odd: str) -> None:
+    """Even-k and odd-k A tiles of rows 0..3 (row stride k_bytes) at pa, k0..k0+15, into x[even], x[odd].
+    Uses x0, x1 and p6, m6."""
+    a(f"mov p6, {pa}")
+    a(f"movxm m6, #{k_bytes}")
+    a("vlda wl0, [p6], m6")
+    a("vlda wh0, [p6], m6")
+    a("vlda wl1, [p6], m6")
+    a("vlda wh1, [p6], m6")
+    a(f"vshuffle {even}, x0, x1, r10")
+    a(f"vshuffle {odd}, x0, x1, r11")
+
+
+def b_tiles(a: Asm, pb: str, two_rows: int, dst=("x4", "x5", "x6", "x7")) -> None:
+    """Four B tiles (q = 0..3) from 8 rows pb, pb + two_rows, ... (16 columns each) into dst.
+    Uses x4..x11 and p5."""
+    a(f"mov p5, {pb}")
+    a(f"movxm m5, #{two_rows}")
+    a("vlda wl4, [p5], m5")
+    a("vlda wh4, [p5], m5")
+    a("vlda wl5, [p5], m5")
+    a("vlda wh5, [p5], m5")
+    a("vlda wl6, [p5], m5")
+    a("vlda wh6, [p5], m5")
+    a("vlda wl7, [p5], m5")
+    a("vlda wh7, [p5], m5")
+    a("vshuffle x8, x4, x5, r10")
+    a("vshuffle x9, x4, x5, r11")
+    a("vshuffle x10, x6, x7, r10")
+    a("vshuffle x11, x6, x7, r11")
+    q0, q1, q2, q3 = dst
+    a(f"vshuffle {q0}, x8, x10, r10")
+    a(f"vshuffle {q2}, x8, x10, r11")
+    a(f"vshuffle {q1}, x9, x11, r10")
+    a(f"vshuffle {q3}, x9, x11, r11")
+
+
+def gen_matmul(a: Asm, pa_addr: int, pb_addr: int, pc_addr: int, M: int, K: int, N: int) -> None:
+    """C[M, N] = A[M, K] @ B[K, N], all row-major bf16; M % 4 == 0, K % 16 == 0, N % 16 == 0.
+    Loops: 4-row blocks of C, 16-column blocks, 16-deep k steps (8 MACs each)."""
+    assert M % 4 == 0 and K % 16 == 0 and N % 16 == 0, (M, K, N)
+    a(f"movxm p0, #{pa_addr}")  # A row block
+    a(f"movxm p2, #{pc_addr}")  # C row block
+    with a.loop("r0", M // 4):
+        a(f"movxm p1, #{pb_addr}")  # B column block
+        a("mov p3, p2")             # C block
+        with a.loop("r1", N // 16):
+            a("vclr cm0")
+            a("vclr cm1")
+            a("mov p4, p0")  # A at (m0, k0)
+            a("mov p7, p1")  # B at (k0, n0)
+            with a.loop("r2", K // 16):
+                a_tiles(a, "p4", 2 * K, "x2", "x3")
+                for par, xa in ((0, "x2"), (1, "x3")):
+                    a("mov p5, p7")
+                    if par:
+                        a(f"movxm m5, #{2 * N}")
+                        a("padda [p5], m5")
+                    b_tiles(a, "p5", 4 * N)
+                    a(f"vmac.f bml0, bml0, {xa}, x4, r9")
+                    a(f"vmac.f bmh0, bmh0, {xa}, x5, r9")
+                    a(f"vmac.f bml1, bml1, {xa}, x6, r9")
+                    a(f"vmac.f bmh1, bmh1, {xa}, x7, r9")
+                a("padda [p4], #32")
+                a(f"movxm m4, #{32 * N}")
+                a("padda [p7], m4")
+            out_block(a, ("bml0", "bmh0", "bml1", "bmh1"), "p3", 2 * N)
+            a("padda [p1], #32")
+            a("padda [p3], #32")
+        a(f"movxm m0, #{8 * K}")
+        a("padda [p0], m0")
+        a(f"movxm m0, #{8 * N}")
+        a("padda [p2], m0")
+
+
+def gen_gemm(a: Asm, cfg, layout) -> None:
+    a.comment("gemm: c = a @ b (bf16 in, fp32 accumulation, bf16 out)")
+    setup_modes(a)
+    gen_matmul(a, addr(layout, "a"), addr(layout, "b"), addr(layout, "c"), cfg["M"], cfg["K"], cfg["N"])
+
+
+def gen_batch_matmul(a: Asm, cfg, layout) -> None:
+    B, M, K, N = cfg["B"], cfg["M"], cfg["K"], cfg["N"]
+    a.comment("batch_matmul: one gemm per batch")
+    setup_modes(a)
+    for b in range(B):
+        gen_matmul(a, addr(layout, "a") + b * M * K * 2, addr(layout, "b") + b * K * N * 2,
+                   addr(layout, "c") + b * M * N * 2, M, K, N)
+
+
+# ---- generator ----------------------------------------------------------------------------------------
+GENERATORS = {
+    "relu": gen_relu,
+    "gemm": gen_gemm,
+    "batch_matmul": gen_batch_matmul,
+}
+
+
+def generate(task, cfg, layout, spec):
+    gen = GENERATORS.get(task.name)
+    if gen is None:
+        return None
+    a = Asm()
+    gen(a, cfg, layout)
+    return a.text()
