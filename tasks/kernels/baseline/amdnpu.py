@@ -244,11 +244,127 @@ def gen_batch_matmul(a: Asm, cfg, layout) -> None:
                    addr(layout, "c") + b * M * N * 2, M, K, N)
 
 
+def t_tiles(a: Asm, pw: str, stride4: int, even: str, odd: str) -> None:
+    """Transposed tiles from rows pw, pw + stride4, pw + 2*stride4, pw + 3*stride4 (16 k each) of a
+    row-major [N, K] operand: x[even] lane 4r+j = row j at k0+2r, x[odd] the same at k0+2r+1.
+    Uses x6..x9, p6, m6."""
+    a(f"mov p6, {pw}")
+    a(f"movxm m6, #{stride4}")
+    a("vlda wl6, [p6], m6")
+    a("vlda wh6, [p6], m6")
+    a("vlda wl7, [p6], m6")
+    a("vlda wh7, [p6], m6")
+    a("vshuffle x8, x6, x7, r12")
+    a("vshuffle x9, x6, x7, r13")
+    a("vshuffle x6, x8, x9, r14")
+    a("vshuffle x7, x8, x9, r15")
+    a(f"vshuffle {even}, x6, x7, r24")
+    a(f"vshuffle {odd}, x6, x7, r25")
+
+
+def gen_linear(a: Asm, cfg, layout) -> None:
+    M, K, N = cfg["M"], cfg["K"], cfg["N"]
+    assert M % 4 == 0 and K % 16 == 0 and N % 16 == 0
+    a.comment("linear: y = x @ w.T + bias; accumulators start from the bias (a MAC with a one-hot A)")
+    a.table("ones_col0", [0x3F80 if lane % 8 == 0 else 0 for lane in range(32)])
+    setup_modes(a)
+    a("movxm p0, #%d" % addr(layout, "x"))
+    a("movxm p2, #%d" % addr(layout, "y"))
+    with a.loop("r0", M // 4):
+        a("movxm p1, #%d" % addr(layout, "w"))
+        a("movxm p3, #%d" % addr(layout, "bias"))
+        a("mov r5, p2")
+        with a.loop("r1", N // 16):
+            # bias tiles: row 0 of tile q holds bias[n0 + 4j + q]
+            a("vsub.16 x5, x5, x5")
+            a("vsub.16 x6, x6, x6")
+            a("vsub.16 x7, x7, x7")
+            a("vsub.16 x4, x4, x4")
+            a("vlda wl4, [p3], #32")
+            a("vshuffle x8, x4, x5, r10")
+            a("vshuffle x9, x4, x5, r11")
+            a("vshuffle x10, x6, x7, r10")
+            a("vshuffle x11, x6, x7, r11")
+            a("vshuffle x4, x8, x10, r10")
+            a("vshuffle x6, x8, x10, r11")
+            a("vshuffle x5, x9, x11, r10")
+            a("vshuffle x7, x9, x11, r11")
+            a("movxm p5, #ones_col0")
+            a("vlda wl3, [p5, #0]")
+            a("vlda wh3, [p5, #32]")
+            a("vmul.f bml0, x3, x4, r9")
+            a("vmul.f bmh0, x3, x5, r9")
+            a("vmul.f bml1, x3, x6, r9")
+            a("vmul.f bmh1, x3, x7, r9")
+            accs = ("bml0", "bmh0", "bml1", "bmh1")
+            a("mov p7, p0")  # x at (m0, k0)
+            a("mov p5, p1")  # w at (n0, k0)
+            with a.loop("r2", K // 16):
+                a_tiles(a, "p7", 2 * K, "x2", "x3")
+                for q in range(4):
+                    a("mov p4, p5")
+                    if q:
+                        a(f"movxm m4, #{q * 2 * K}")
+                        a("padda [p4], m4")
+                    t_tiles(a, "p4", 8 * K, "x10", "x11")
+                    a(f"vmac.f {accs[q]}, {accs[q]}, x2, x10, r9")
+                    a(f"vmac.f {accs[q]}, {accs[q]}, x3, x11, r9")
+                a("padda [p7], #32")
+                a("padda [p5], #32")
+            a("mov p4, r5")
+            out_block(a, accs, "p4", 2 * N)
+            a("movxm r6, #32")
+            a("add r5, r5, r6")
+            a(f"movxm m4, #{32 * K}")
+            a("padda [p1], m4")
+        a(f"movxm m0, #{8 * K}")
+        a("padda [p0], m0")
+        a(f"movxm m0, #{8 * N}")
+        a("padda [p2], m0")
+
+
+def gen_gemv(a: Asm, cfg, layout) -> None:
+    M, K = cfg["M"], cfg["K"]
+    assert M % 16 == 0 and K % 16 == 0
+    a.comment("gemv: y = a @ x; x as a transposed tile (all four columns = x), 16 rows of y per block")
+    setup_modes(a)
+    a("movxm p0, #%d" % addr(layout, "a"))
+    a("movxm p2, #%d" % addr(layout, "y"))
+    accs = ("bml0", "bmh0", "bml1", "bmh1")
+    with a.loop("r0", M // 16):
+        a("vclr cm0")
+        a("vclr cm1")
+        a("movxm p1, #%d" % addr(layout, "x"))
+        a("mov p3, p0")
+        with a.loop("r1", K // 16):
+            t_tiles(a, "p1", 0, "x10", "x11")
+            a("mov p4, p3")
+            for q in range(4):
+                a_tiles(a, "p4", 2 * K, "x2", "x3")
+                a(f"vmac.f {accs[q]}, {accs[q]}, x2, x10, r9")
+                a(f"vmac.f {accs[q]}, {accs[q]}, x3, x11, r9")
+                a(f"movxm m4, #{8 * K}")
+                a("padda [p4], m4")
+            a("padda [p1], #32")
+            a("padda [p3], #32")
+        a("vconv.bf16.fp32 wl0, bml0")
+        a("vconv.bf16.fp32 wh0, bmh0")
+        a("vconv.bf16.fp32 wl1, bml1")
+        a("vconv.bf16.fp32 wh1, bmh1")
+        a("vshuffle x2, x0, x1, r10")
+        a("vshuffle x3, x2, x2, r10")
+        a("vst wl3, [p2], #32")
+        a(f"movxm m0, #{32 * K}")
+        a("padda [p0], m0")
+
+
 # ---- generator ----------------------------------------------------------------------------------------
 GENERATORS = {
     "relu": gen_relu,
     "gemm": gen_gemm,
     "batch_matmul": gen_batch_matmul,
+    "linear": gen_linear,
+    "gemv": gen_gemv,
 }
 
 
