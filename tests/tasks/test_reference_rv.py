@@ -8,6 +8,9 @@ normal and uniform), so a failure reproduces with
 """
 from __future__ import annotations
 
+import dataclasses
+import functools
+
 import pytest
 
 import isadl
@@ -19,20 +22,19 @@ TARGETS = ("coral", "boom")
 TASKS = ("silu", "relu", "gelu", "softmax", "layer_norm", "rms_norm",
          "gemv", "gemm", "batch_matmul", "linear", "conv2d", "depthwise_conv")
 ITEMS = [(target, name) for target in TARGETS for name in TASKS]
-_SPECS: dict = {}
+KERNELS = REPO / "tasks" / "kernels" / "reference"
 
 
-def spec_of(target):
-    if target not in _SPECS:
-        _SPECS[target] = isadl.load(REPO / "targets" / f"{target}.isa")
-    return _SPECS[target]
+@functools.lru_cache(maxsize=None)
+def isa(target):
+    return isadl.load(REPO / "targets" / f"{target}.isa")
 
 
 @pytest.mark.parametrize("target,name", ITEMS, ids=[f"{t}-{n}" for t, n in ITEMS])
 def test_reference_kernel_is_correct_at_every_config(target, name):
-    spec, task = spec_of(target), taskspec.find(name)
+    spec, task = isa(target), taskspec.find(name)
     assert target in task.targets
-    path = REPO / "tasks" / "kernels" / "reference" / target / f"{name}.s"
+    path = KERNELS / target / f"{name}.s"
     assert path.exists(), f"missing {path}"
     text = path.read_text(encoding="utf-8")
     assert text.startswith("#"), "the kernel starts with its description"
@@ -68,10 +70,9 @@ OFF_GRID = [
 
 @pytest.mark.parametrize("target,name,cfg", OFF_GRID, ids=[f"{t}-{n}-{'-'.join(map(str, c.values()))}" for t, n, c in OFF_GRID])
 def test_reference_kernel_general_paths(target, name, cfg):
-    import dataclasses
-    spec, task = spec_of(target), taskspec.find(name)
+    task = taskspec.find(name)
     use = dataclasses.replace(task.targets[target], configs={})
     task = dataclasses.replace(task, configs={**task.configs, "CX": cfg}, targets={**task.targets, target: use})
-    text = (REPO / "tasks" / "kernels" / "reference" / target / f"{name}.s").read_text(encoding="utf-8")
-    r = evaluate(text, spec, task, target, "CX", trials=2, seed=2026)
+    text = (KERNELS / target / f"{name}.s").read_text(encoding="utf-8")
+    r = evaluate(text, isa(target), task, target, "CX", trials=2, seed=2026)
     assert r.correct, r.summary()[:400]
