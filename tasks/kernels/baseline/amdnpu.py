@@ -133,6 +133,114 @@ def gen_relu(a: Asm, cfg, layout) -> None:
         a("vst wh1, [p1], #32")
 
 
+# ---- piecewise-linear transcendental functions ------------------------------------------------------
+_erf = np.vectorize(math.erf)
+FUNCS = {
+    "silu": (lambda x: x / (1.0 + np.exp(-x)), -9.0, 9.0, 0.006, 1.0),
+    "gelu": (lambda x: 0.5 * x * (1.0 + _erf(x / math.sqrt(2.0))), -4.5, 4.5, 0.006, 1.0),
+    "exp": (np.exp, -11.0, 0.0, 0.004, 0.0),
+}
+BIG = 2.0 ** 120  # a knot above every input: max(x, BIG) = BIG carries the constant term
+
+
+@lru_cache(maxsize=None)
+def pwl(fn: str):
+    """Knots t (bf16), coefficients c (bf16) and the constant of f(x) ~ K + sum c_t max(x, t):
+    the interpolant of f at greedily placed bf16 knots (each segment's interpolation error at most
+    tol), slope 0 left of the first knot and `right` right of the last. The coefficients are rounded
+    with error feedback so that the slopes they add up to stay within one bf16 rounding.
+    Returns (knots, coeffs, K, max error measured against f(bf16 x) on a dense grid)."""
+    f, lo, hi, tol, right = FUNCS[fn]
+    knots = [bf(lo)]
+    while knots[-1] < hi:
+        a0 = knots[-1]
+        b = a0
+        while True:
+            nb = bf(b + 0.0625)
+            xs = np.linspace(a0, nb, 200)
+            lin = f(a0) + (f(nb) - f(a0)) * (xs - a0) / (nb - a0)
+            if np.max(np.abs(lin - f(xs))) > tol or nb > hi:
+                break
+            b = nb
+        if b == a0:
+            b = bf(a0 + 0.0625)
+        knots.append(min(b, bf(hi)))
+    t = np.array(knots)
+    y = f(t)
+    slopes = np.concatenate([[0.0], np.diff(y) / np.diff(t), [right]])
+    coeffs, cum = [], 0.0
+    for sl in slopes[1:]:
+        v = bf(sl - cum)
+        coeffs.append(v)
+        cum += v
+    K = float(y[0] - np.sum(np.array(coeffs) * t))
+    xs = np.linspace(lo - 6, hi + 6 if right else 0.0, 40001)
+    xb = xs.astype(np.float32).astype(BF16).astype(np.float64)
+    approx = bf(K / BIG) * BIG + sum(c * np.maximum(xb, tt) for tt, c in zip(knots, coeffs))
+    err = float(np.max(np.abs(approx - f(xb))))
+    return tuple(knots), tuple(coeffs), K, err
+
+
+def pwl_pairs(fn: str):
+    """The hinges in pairs (t_a, c_a, t_b, c_b), the constant as a hinge at BIG, padded to even."""
+    knots, coeffs, K, _ = pwl(fn)
+    hinges = list(zip(knots, coeffs)) + [(BIG, bf(K / BIG))]
+    if len(hinges) % 2:
+        hinges.append((BIG, 0.0))
+    return [(hinges[i][0], hinges[i][1], hinges[i + 1][0], hinges[i + 1][1]) for i in range(0, len(hinges), 2)]
+
+
+def pwl_table(a: Asm, fn: str, name: str) -> int:
+    """Per pair 128 bytes: the knot vector [t_a x16 | t_b x16] and the A operand [c_a I4 | c_b I4]."""
+    words = []
+    for ta, ca, tb, cb in pwl_pairs(fn):
+        words += [bfbits(ta)] * 16 + [bfbits(tb)] * 16
+        words += [bfbits(ca) if k == i else bfbits(cb) if k == i + 4 else 0 for i in range(4) for k in range(8)]
+    a.table(name, words)
+    return len(pwl_pairs(fn))
+
+
+def pwl_doc(fn: str) -> str:
+    knots, coeffs, K, err = pwl(fn)
+    return (f"{fn}(x) ~ {K:.6g} + sum_t c_t * max(x, t) over {len(knots)} bf16 knots "
+            f"{', '.join(f'{t:g}' for t in knots)}\n"
+            f"(piecewise-linear interpolation; max |error| {err:.4f} against {fn} of the bf16 input, "
+            f"then one bf16 rounding of the result)")
+
+
+def pwl_block(a: Asm, table: str, pairs: int, src: str, acc: str) -> None:
+    """acc (bml/bmh, 16 fp32 lanes) = f(16 elements) where x[src] holds the 16 bf16 inputs in both
+    halves. Uses x1..x3 and p5."""
+    a(f"movxm p5, #{table}")
+    for p in range(pairs):
+        a("vlda wl1, [p5], #32")
+        a("vlda wh1, [p5], #32")
+        a("vlda wl2, [p5], #32")
+        a("vlda wh2, [p5], #32")
+        a(f"vmax_lt.bf16 x3, r16, {src}, x1")
+        if p == 0:
+            a(f"vmul.f {acc}, x2, x3, r9")
+        else:
+            a(f"vmac.f {acc}, {acc}, x2, x3, r9")
+
+
+def gen_unary_pwl(fn: str):
+    def gen(a: Asm, cfg, layout) -> None:
+        n = cfg["N"]
+        a.comment(pwl_doc(fn))
+        pairs = pwl_table(a, fn, "pwl_" + fn)
+        a("movxm r9, #0")
+        a("movxm p0, #%d" % addr(layout, "x"))
+        a("movxm p1, #%d" % addr(layout, "y"))
+        with a.loop("r1", n // 16):
+            a("vlda wl0, [p0, #0]")
+            a("vlda wh0, [p0], #32")
+            pwl_block(a, "pwl_" + fn, pairs, "x0", "bml0")
+            a("vconv.bf16.fp32 wl4, bml0")
+            a("vst wl4, [p1], #32")
+    return gen
+
+
 # ---- matrix products --------------------------------------------------------------------------------
 def out_block(a: Asm, accs, pc: str, row_bytes: int) -> None:
     """Narrow the four 4x4 fp32 blocks accs = (q0, q1, q2, q3) (lane 4i+j = C[i][4j+q]) to bf16
@@ -361,6 +469,8 @@ def gen_gemv(a: Asm, cfg, layout) -> None:
 # ---- generator ----------------------------------------------------------------------------------------
 GENERATORS = {
     "relu": gen_relu,
+    "silu": gen_unary_pwl("silu"),
+    "gelu": gen_unary_pwl("gelu"),
     "gemm": gen_gemm,
     "batch_matmul": gen_batch_matmul,
     "linear": gen_linear,
