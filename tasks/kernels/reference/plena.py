@@ -569,6 +569,56 @@ def rope(p: Prog, task: str) -> None:
               "S_ADDI_INT gp6, gp6, 64")
 
 
+def attention(p: Prog, task: str) -> None:
+    """Whole-row softmax (the scores of all S keys fit): per head and block of queries, the scores of all
+    keys in one product (k tiles streamed), per row the max over its chunks, exp, the chunks summed with
+    vector adds and reduced once, then P v in one product and the rows divided by their sums. Falls back
+    to the baseline's online softmax (flash_attention, or when vector SRAM is short)."""
+    b = _base
+    cfg = p.cfg
+    S, D = cfg["S"], cfg["D"]
+    NH = cfg.get("NH", 1)
+    NKV = {"mha": NH, "gqa": cfg.get("NKV", 1)}.get(task, 1)
+    O = Img(p.out("o"), S)
+    free = (p.vend - (O.addr + S * NH * D)) // 64                   # rows
+    need = lambda r: r + r * (S // 64) + 1 + 4 + 16 * min(S // 64, 4)  # noqa: E731  (q, scores, sum, out, copies)
+    nq = next((r for r in (64, 32, 16, 8) if S % r == 0 and need(r) <= free), None)
+    if task == "flash_attention" or nq is None or S == 64:
+        return b.attention(p, task)
+    mem = p.vmem = Vmem(O.addr + S * NH * D, p.vend)
+    nkb = S // 64
+    qbuf, sbuf, acc = mem.take(nq * 64), mem.take(nq * S), mem.take(64)
+    Q, Sc = Img(qbuf, nq), Img(sbuf, nq)
+    p("S_LD_FP f7, gp0, 2                 ; 1/sqrt(D)", "S_LD_FP f6, gp0, 3                 ; -inf")
+    for h in range(NH):
+        g = h // (NH // NKV)
+        kw = W(p, "k", g * D, NKV * D, trans=True)
+        vw = W(p, "v", g * D, NKV * D)
+        for q0 in range(0, S, nq):
+            b.load_rows(p, "q", qbuf, nq, q0 * NH * D + h * D, NH * D)
+            b.rows_scale(p, qbuf, nq, "f7")
+            p.matmul(p, Q, 0, nq, 64, kw, S, Sc, 0)
+            p.li("gp1", sbuf)
+            p.li("gp2", acc)
+            p.li("gp3", 0)
+            with p.loop("gp4", nq):
+                p("S_ADD_FP f2, f6, f0")
+                for c in range(nkb):
+                    p(f"S_ADDI_INT gp5, gp1, {c * nq * 64}", "V_RED_MAX f2, gp5, 0")
+                for c in range(nkb):
+                    p(f"S_ADDI_INT gp5, gp1, {c * nq * 64}", "V_SUB_VF gp5, gp5, f2", "V_EXP_V gp5, gp5",
+                      "V_ADD_VF gp2, gp5, f0" if c == 0 else "V_ADD_VV gp2, gp2, gp5")
+                p("S_ADD_FP f4, f0, f0", "V_RED_SUM f4, gp2", "S_RECI_FP f4, f4", f"S_ST_FP f4, gp3, {b.FP_L}",
+                  "S_ADDI_INT gp1, gp1, 64", "S_ADDI_INT gp3, gp3, 1")
+            out = O.at(q0, h)
+            p.matmul(p, Sc, 0, nq, S, vw, 64, Img(out, nq), 0)
+            p.li("gp2", out)
+            p.li("gp3", 0)
+            with p.loop("gp4", nq):
+                p(f"S_LD_FP f5, gp3, {b.FP_L}", "V_MUL_VF gp2, gp2, f5", "S_ADDI_INT gp2, gp2, 64",
+                  "S_ADDI_INT gp3, gp3, 1")
+
+
 def use_bmv(p: Prog) -> None:
     """Route the composite templates' products through bmv_mm (the masks live in the last 5 rows of vector
     SRAM, kept out of the templates' allocator); the partial-column products keep the baseline's M_MM."""
@@ -593,5 +643,6 @@ def composite(fn):
 
 TEMPLATES["rope"] = rope
 TEMPLATES.update({name: composite(_base.TEMPLATES[name]) for name in
-                  ("ffn", "swiglu", "scaled_dot_product", "flash_attention", "mha", "gqa", "mqa",
-                   "decoder_block_llama", "decoder_block_t5")})
+                  ("ffn", "swiglu", "decoder_block_llama", "decoder_block_t5")})
+TEMPLATES.update({name: composite(attention) for name in
+                  ("scaled_dot_product", "flash_attention", "mha", "gqa", "mqa")})
