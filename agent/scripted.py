@@ -198,11 +198,13 @@ def _colliding(extension: str, target: str) -> str:
 
 
 def _codesign_kernel(case, target: str, task: str, config: str) -> str:
+    """The case's kernel, generated for the base ISA extended with the case's extension."""
     import isadl
-    from kcgen import taskspec
+    from kcgen import codesign, taskspec
     from kcgen.evaluation import layout_for
     from kcgen.paths import TARGETS, load_module
-    spec = isadl.load(TARGETS / f"{target}.isa")
+    ext = codesign.wrap(target, "case", (case / "extension.isa").read_text(encoding="utf-8"))
+    spec = isadl.load_text(ext, str(TARGETS / f"{target}_case.isa"))
     item = taskspec.find(task)
     return load_module(case / "kernel.py").generate(item, item.config(target, config),
                                                     layout_for(spec, item, target, config), spec)

@@ -112,15 +112,16 @@ def test_the_agent_tools_switch_to_the_extended_target(tmp_path):
     assert rec["accepted"] and "instruction V_MAX_VF" in rec["diff"] and rec["rationale"] == "relu"
 
 
-def test_offline_codesign_session_end_to_end(tmp_path):
+@pytest.mark.parametrize("task,mnemonic", [("relu", "V_MAX_VF"), ("dllm_sampling", "V_RED_ARGMAX")])
+def test_offline_codesign_session_end_to_end(tmp_path, task, mnemonic):
     from click.testing import CliRunner
     from kcgen.cli import main
-    out = CliRunner().invoke(main, ["codesign", "plena", "relu", "--model", "scripted/codesign", "--out",
+    out = CliRunner().invoke(main, ["codesign", "plena", task, "--model", "scripted/codesign", "--out",
                                     str(tmp_path / "cd")])
     assert out.exit_code == 0, out.output
     summary = json.loads((tmp_path / "cd" / "summary.json").read_text())
-    assert summary["accepted"] == ["V_MAX_VF"] and summary["scripted"] is True
-    assert [r["mnemonic"] for r in summary["rejected"]] == ["V_MAX_VF"]
+    assert summary["accepted"] == [mnemonic] and summary["scripted"] is True
+    assert [r["mnemonic"] for r in summary["rejected"]] == [mnemonic]
     assert "collides with the existing instruction" in summary["rejected"][0]["reason"]
     assert summary["extended_cycles"] < summary["base_cycles"]
     assert summary["speedup"] == pytest.approx(summary["base_cycles"] / summary["extended_cycles"])
