@@ -570,10 +570,11 @@ def rope(p: Prog, task: str) -> None:
 
 
 def attention(p: Prog, task: str) -> None:
-    """Whole-row softmax (the scores of all S keys fit): per head and block of queries, the scores of all
-    keys in one product (k tiles streamed), per row the max over its chunks, exp, the chunks summed with
-    vector adds and reduced once, then P v in one product and the rows divided by their sums. Falls back
-    to the baseline's online softmax (flash_attention, or when vector SRAM is short)."""
+    """Softmax over blocks of up to BC*64 keys (all S keys at once where the scores fit, 256 for
+    flash_attention): per head and block of queries, the block's scores in one product (k tiles
+    streamed), per row the max over the block's chunks (and the running max, the block before rescaled
+    by exp(m_old - m_new)), exp, the chunks summed with vector adds and reduced once, then P v in one
+    product accumulated into the output rows, which are divided by their sums at the end."""
     b = _base
     cfg = p.cfg
     S, D = cfg["S"], cfg["D"]
@@ -581,41 +582,53 @@ def attention(p: Prog, task: str) -> None:
     NKV = {"mha": NH, "gqa": cfg.get("NKV", 1)}.get(task, 1)
     O = Img(p.out("o"), S)
     free = (p.vend - (O.addr + S * NH * D)) // 64                   # rows
-    need = lambda r: r + r * (S // 64) + 1 + 4 + 16 * min(S // 64, 4)  # noqa: E731  (q, scores, sum, out, copies)
+    BC = S // 64 if task != "flash_attention" else min(S // 64, 4)
+    need = lambda r: r + r * BC + 1 + 4 + 16 * BC  # noqa: E731  (q, scores, sum, out, copies of 4 rows)
     nq = next((r for r in (64, 32, 16, 8) if S % r == 0 and need(r) <= free), None)
-    if task == "flash_attention" or nq is None or S == 64:
+    if nq is None or S == 64:
         return b.attention(p, task)
     mem = p.vmem = Vmem(O.addr + S * NH * D, p.vend)
-    nkb = S // 64
-    qbuf, sbuf, acc = mem.take(nq * 64), mem.take(nq * S), mem.take(64)
+    qbuf, sbuf, acc = mem.take(nq * 64), mem.take(nq * BC * 64), mem.take(64)
     Q, Sc = Img(qbuf, nq), Img(sbuf, nq)
     p("S_LD_FP f7, gp0, 2                 ; 1/sqrt(D)", "S_LD_FP f6, gp0, 3                 ; -inf")
     for h in range(NH):
         g = h // (NH // NKV)
-        kw = W(p, "k", g * D, NKV * D, trans=True)
-        vw = W(p, "v", g * D, NKV * D)
         for q0 in range(0, S, nq):
             b.load_rows(p, "q", qbuf, nq, q0 * NH * D + h * D, NH * D)
             b.rows_scale(p, qbuf, nq, "f7")
-            p.matmul(p, Q, 0, nq, 64, kw, S, Sc, 0)
-            p.li("gp1", sbuf)
-            p.li("gp2", acc)
-            p.li("gp3", 0)
-            with p.loop("gp4", nq):
-                p("S_ADD_FP f2, f6, f0")
-                for c in range(nkb):
-                    p(f"S_ADDI_INT gp5, gp1, {c * nq * 64}", "V_RED_MAX f2, gp5, 0")
-                for c in range(nkb):
-                    p(f"S_ADDI_INT gp5, gp1, {c * nq * 64}", "V_SUB_VF gp5, gp5, f2", "V_EXP_V gp5, gp5",
-                      "V_ADD_VF gp2, gp5, f0" if c == 0 else "V_ADD_VV gp2, gp2, gp5")
-                p("S_ADD_FP f4, f0, f0", "V_RED_SUM f4, gp2", "S_RECI_FP f4, f4", f"S_ST_FP f4, gp3, {b.FP_L}",
-                  "S_ADDI_INT gp1, gp1, 64", "S_ADDI_INT gp3, gp3, 1")
             out = O.at(q0, h)
-            p.matmul(p, Sc, 0, nq, S, vw, 64, Img(out, nq), 0)
+            for k0 in range(0, S, BC * 64):
+                first = k0 == 0
+                kw = W(p, "k", k0 * NKV * D + g * D, NKV * D, trans=True)
+                vw = W(p, "v", k0 * NKV * D + g * D, NKV * D)
+                p.matmul(p, Q, 0, nq, 64, kw, BC * 64, Sc, 0)
+                p.li("gp1", sbuf)
+                p.li("gp2", acc)
+                p.li("gp3", 0)
+                p.li("gp6", out)
+                with p.loop("gp4", nq):
+                    if first:
+                        p("S_ADD_FP f2, f6, f0")
+                    else:
+                        p(f"S_LD_FP f1, gp3, {b.FP_M}", "S_ADD_FP f2, f1, f0")
+                    for c in range(BC):
+                        p(f"S_ADDI_INT gp5, gp1, {c * nq * 64}", "V_RED_MAX f2, gp5, 0")
+                    for c in range(BC):
+                        p(f"S_ADDI_INT gp5, gp1, {c * nq * 64}", "V_SUB_VF gp5, gp5, f2", "V_EXP_V gp5, gp5",
+                          "V_ADD_VF gp2, gp5, f0" if c == 0 else "V_ADD_VV gp2, gp2, gp5")
+                    p("S_ADD_FP f4, f0, f0", "V_RED_SUM f4, gp2")
+                    if not first:
+                        p("S_SUB_FP f3, f1, f2", "S_EXP_FP f3, f3", f"S_LD_FP f5, gp3, {b.FP_L}", "S_MUL_FP f5, f5, f3",
+                          "S_ADD_FP f4, f4, f5", "V_MUL_VF gp6, gp6, f3")
+                    if k0 + BC * 64 < S:
+                        p(f"S_ST_FP f2, gp3, {b.FP_M}")
+                    p(f"S_ST_FP f4, gp3, {b.FP_L}", "S_ADDI_INT gp1, gp1, 64", "S_ADDI_INT gp3, gp3, 1",
+                      "S_ADDI_INT gp6, gp6, 64")
+                p.matmul(p, Sc, 0, nq, BC * 64, vw, 64, Img(out, nq), 0, accumulate=not first)
             p.li("gp2", out)
             p.li("gp3", 0)
             with p.loop("gp4", nq):
-                p(f"S_LD_FP f5, gp3, {b.FP_L}", "V_MUL_VF gp2, gp2, f5", "S_ADDI_INT gp2, gp2, 64",
+                p(f"S_LD_FP f5, gp3, {b.FP_L}", "S_RECI_FP f5, f5", "V_MUL_VF gp2, gp2, f5", "S_ADDI_INT gp2, gp2, 64",
                   "S_ADDI_INT gp3, gp3, 1")
 
 
