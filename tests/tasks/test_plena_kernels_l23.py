@@ -90,3 +90,23 @@ def test_decoder_blocks_on_normal_weights_fail_in_bf16_whatever_the_kernel():
         tol = 0.05 + 0.05 * np.maximum(np.abs(ref), math.sqrt((ref ** 2).mean()))
         worst = max(worst, float((np.abs(y - ref) > tol).mean()))
     assert worst > 0.01
+
+
+@pytest.mark.parametrize("name", LEVEL2 + LEVEL3)
+def test_every_config_has_a_layout_and_a_complete_prompt(spec, name):
+    task = taskspec.find(name)
+    for config in taskspec.CONFIGS:
+        lay = layout_for(spec, task, "plena", config)
+        text = lay.prompt()
+        cfg = task.config("plena", config)
+        for t in task.inputs:
+            n = int(np.prod(task.shape(t, cfg)))
+            assert f"SCALE_OFFSET = {n};" in text
+            assert lay.placements[t.name].index >= 4096          # the zero guard before every input
+        for t in task.outputs:
+            assert lay.placements[t.name].index == 0 and "vector SRAM rows from address 0" in text
+        assert "free scratch, all zero at the start" in text
+        assert [reg for reg, _, _ in lay.args] == [f"a{k}" for k in range(len(task.inputs))]
+        if name in ("scaled_dot_product", "flash_attention", "mha", "gqa", "mqa", "decoder_block_llama"):
+            assert "1/sqrt(D)" in text and "-inf" in text
+            assert cfg["S"] % 64 == 0 or name.startswith("decoder")
