@@ -136,21 +136,22 @@ def gen_relu(a: Asm, cfg, layout) -> None:
 # ---- piecewise-linear transcendental functions ------------------------------------------------------
 _erf = np.vectorize(math.erf)
 FUNCS = {
-    "silu": (lambda x: x / (1.0 + np.exp(-x)), -9.0, 9.0, 0.006, 1.0),
-    "gelu": (lambda x: 0.5 * x * (1.0 + _erf(x / math.sqrt(2.0))), -4.5, 4.5, 0.006, 1.0),
-    "exp": (np.exp, -11.0, 0.0, 0.004, 0.0),
+    "silu": (lambda x: x / (1.0 + np.exp(-x)), -9.0, 9.0, (0.006, 0.0), 1.0),
+    "gelu": (lambda x: 0.5 * x * (1.0 + _erf(x / math.sqrt(2.0))), -4.5, 4.5, (0.006, 0.0), 1.0),
+    # exp (softmax, inputs <= 0): relative accuracy, because a row's sum adds up the errors
+    "exp": (np.exp, -16.0, 0.0, (5e-5, 0.01), 0.0),
 }
-BIG = 2.0 ** 120  # a knot above every input: max(x, BIG) = BIG carries the constant term
+BIG = 2.0 ** 64  # a knot above every input: max(x, BIG) = BIG carries the constant term
 
 
 @lru_cache(maxsize=None)
 def pwl(fn: str):
     """Knots t (bf16), coefficients c (bf16) and the constant of f(x) ~ K + sum c_t max(x, t):
     the interpolant of f at greedily placed bf16 knots (each segment's interpolation error at most
-    tol), slope 0 left of the first knot and `right` right of the last. The coefficients are rounded
+    tol_abs + tol_rel * |f|), slope 0 left of the first knot and `right` right of the last. The coefficients are rounded
     with error feedback so that the slopes they add up to stay within one bf16 rounding.
     Returns (knots, coeffs, K, max error measured against f(bf16 x) on a dense grid)."""
-    f, lo, hi, tol, right = FUNCS[fn]
+    f, lo, hi, (tol_abs, tol_rel), right = FUNCS[fn]
     knots = [bf(lo)]
     while knots[-1] < hi:
         a0 = knots[-1]
@@ -159,7 +160,7 @@ def pwl(fn: str):
             nb = bf(b + 0.0625)
             xs = np.linspace(a0, nb, 200)
             lin = f(a0) + (f(nb) - f(a0)) * (xs - a0) / (nb - a0)
-            if np.max(np.abs(lin - f(xs))) > tol or nb > hi:
+            if np.any(np.abs(lin - f(xs)) > tol_abs + tol_rel * np.abs(f(xs))) or nb > hi:
                 break
             b = nb
         if b == a0:
@@ -176,7 +177,8 @@ def pwl(fn: str):
     K = float(y[0] - np.sum(np.array(coeffs) * t))
     xs = np.linspace(lo - 6, hi + 6 if right else 0.0, 40001)
     xb = xs.astype(np.float32).astype(BF16).astype(np.float64)
-    approx = bf(K / BIG) * BIG + sum(c * np.maximum(xb, tt) for tt, c in zip(knots, coeffs))
+    k_hi = bf(K / BIG)
+    approx = k_hi * BIG + bf(K / BIG - k_hi) * BIG + sum(c * np.maximum(xb, tt) for tt, c in zip(knots, coeffs))
     err = float(np.max(np.abs(approx - f(xb))))
     return tuple(knots), tuple(coeffs), K, err
 
@@ -184,7 +186,8 @@ def pwl(fn: str):
 def pwl_pairs(fn: str):
     """The hinges in pairs (t_a, c_a, t_b, c_b), the constant as a hinge at BIG, padded to even."""
     knots, coeffs, K, _ = pwl(fn)
-    hinges = list(zip(knots, coeffs)) + [(BIG, bf(K / BIG))]
+    k_hi = bf(K / BIG)  # the constant in two bf16 parts (a row sum of exp adds up its error)
+    hinges = list(zip(knots, coeffs)) + [(BIG, k_hi), (BIG, bf(K / BIG - k_hi))]
     if len(hinges) % 2:
         hinges.append((BIG, 0.0))
     return [(hinges[i][0], hinges[i][1], hinges[i + 1][0], hinges[i + 1][1]) for i in range(0, len(hinges), 2)]
@@ -239,6 +242,154 @@ def gen_unary_pwl(fn: str):
             a("vconv.bf16.fp32 wl4, bml0")
             a("vst wl4, [p1], #32")
     return gen
+
+
+# ---- row reductions and scalar helpers (softmax, norms) --------------------------------------------
+SCRATCH = 0xF000  # the ABI's scratch region (4 KiB)
+
+
+def tile_words(entries: dict) -> list[int]:
+    """32 bf16 lanes, zero except entries {lane: value}."""
+    return [bfbits(entries[l]) if l in entries else 0 for l in range(32)]
+
+
+def common_tables(a: Asm) -> None:
+    a.table("t_i4", tile_words({8 * i + i: 1.0 for i in range(4)}))               # A = [I4 | 0]
+    a.table("t_hsum1", tile_words({4 * k + j: 1.0 for k in range(8) for j in (0, 1)}))  # B: row sums
+    a.table("t_hsum2", tile_words({0: 1.0, 20: 1.0}))                                # B: lanes 0 + 5
+    rec = [bfbits(1.0 / (1.0 + f / 128.0)) for f in range(128)]
+    a.table("t_rec", rec)
+    rsq = [bfbits((2.0 ** par * (1.0 + f / 128.0)) ** -0.5) for par in (0, 1) for f in range(128)]
+    a.table("t_rsqrt", rsq)
+
+
+def broadcast(a: Asm, reg: str) -> None:
+    """Every lane of x[reg] = its lane 0 (five de-interleaves)."""
+    for _ in range(5):
+        a(f"vshuffle {reg}, {reg}, {reg}, r10")
+
+
+def hsum16(a: Asm, acc: str, hsum2: str = "t_hsum2") -> None:
+    """Lane 0 of wl10 = bf16 sum of the 16 fp32 lanes of acc (two MAC steps through bf16).
+    Needs wh10 = 0; uses x9, bml3, p5."""
+    a(f"vconv.bf16.fp32 wl10, {acc}")
+    a("movxm p5, #t_hsum1")
+    a("vlda wl9, [p5, #0]")
+    a("vlda wh9, [p5, #32]")
+    a("vmul.f bml3, x10, x9, r9")
+    a("vconv.bf16.fp32 wl10, bml3")
+    a(f"movxm p5, #{hsum2}")
+    a("vlda wl9, [p5, #0]")
+    a("vlda wh9, [p5, #32]")
+    a("vmul.f bml3, x10, x9, r9")
+    a("vconv.bf16.fp32 wl10, bml3")
+
+
+def scalar_recip(a: Asm, rsqrt: bool) -> None:
+    """r6 = bf16 bits of 1/v (or 1/sqrt(v)) for the positive bf16 v whose bits are in r1: a 128-entry
+    (256 for rsqrt: exponent parity x mantissa) table of the mantissa's reciprocal, the exponent
+    negated (halved) with integer ops. Exact to the table's bf16 rounding (<= 2^-9 relative)."""
+    a("movxm r2, #-7")
+    a("lshl r3, r1, r2")          # biased exponent
+    a("movxm r2, #127")
+    a("and r4, r1, r2")           # mantissa
+    a("sub r3, r3, r2")           # unbiased exponent e
+    if rsqrt:
+        a("movxm r2, #1")
+        a("and r5, r3, r2")       # parity
+        a("movxm r2, #7")
+        a("lshl r5, r5, r2")
+        a("or r4, r4, r5")
+        a("movxm r2, #-1")
+        a("ashl r3, r3, r2")      # floor(e / 2)
+    a("add r4, r4, r4")
+    a("movxm r2, #%s" % ("t_rsqrt" if rsqrt else "t_rec"))
+    a("add r4, r4, r2")
+    a("mov p7, r4")
+    a("lda.u16 r6, [p7, #0]")
+    a("movxm r2, #7")
+    a("lshl r3, r3, r2")
+    a("sub r6, r6, r3")
+
+
+def to_scalar(a: Asm, w: str, reg: str = "r1") -> None:
+    a(f"movxm p6, #{SCRATCH}")
+    a(f"vst {w}, [p6, #0]")
+    a(f"lda.u16 {reg}, [p6, #0]")
+
+
+def diag_from_scalar(a: Asm, reg: str, dst: str) -> None:
+    """x[dst] = [s I4 | 0] for the bf16 bits in r6 (A operand that scales 16 lanes by s). Uses x11."""
+    a(f"movxm p6, #{SCRATCH}")
+    a(f"st.s16 {reg}, [p6, #0]")
+    a("vlda wl11, [p6, #0]")
+    broadcast(a, "x11")
+    a("vsub.16 x9, x9, x9")
+    a("movxm r16, #0x8040201")  # lanes 0, 9, 18, 27 (A[i][i])
+    a(f"vsel.16 {dst}, x9, x11, r16")
+
+
+def gen_softmax(a: Asm, cfg, layout) -> None:
+    M, N = cfg["M"], cfg["N"]
+    assert N % 32 == 0
+    a.comment("softmax per row: max (vmax + shuffles), d = x - max (MAC, fp32), e = exp(d) as below,")
+    a.comment("s = sum e (fp32 MAC accumulation), r = 1/s (mantissa table), y = e * r (MAC)")
+    a.comment(pwl_doc("exp"))
+    setup_modes(a)
+    common_tables(a)
+    pairs = pwl_table(a, "exp", "pwl_exp")
+    a.table("t_sub", tile_words({**{8 * i + i: 1.0 for i in range(4)}, **{8 * i + i + 4: -1.0 for i in range(4)}}))
+    a("movxm p0, #%d" % addr(layout, "x"))
+    a("movxm p1, #%d" % addr(layout, "y"))
+    a("vsub.16 x4, x4, x4")
+    a("vsub.16 x5, x5, x5")
+    a("vsub.16 x10, x10, x10")
+    a("movxm p5, #t_i4")
+    a("vlda wl6, [p5, #0]")
+    a("vlda wh6, [p5, #32]")
+    a("movxm p5, #t_sub")
+    a("vlda wl8, [p5, #0]")
+    a("vlda wh8, [p5, #32]")
+    with a.loop("r0", M):
+        # max of the row
+        a("mov p2, p0")
+        a("vlda wl7, [p2], #32")
+        a("vlda wh7, [p2], #32")
+        if N > 32:
+            with a.loop("r1", N // 32 - 1):
+                a("vlda wl0, [p2], #32")
+                a("vlda wh0, [p2], #32")
+                a("vmax_lt.bf16 x7, r16, x7, x0")
+        for _ in range(5):
+            a("vshuffle x0, x7, x7, r10")
+            a("vshuffle x1, x7, x7, r11")
+            a("vmax_lt.bf16 x7, r16, x0, x1")
+        # e = exp(x - max), stored in y; s = sum e
+        a("vclr cm2")
+        a("mov p2, p0")
+        a("mov p3, p1")
+        with a.loop("r1", N // 16):
+            a("vlda wl7, [p2], #32")
+            a("vmul.f bml0, x8, x7, r9")
+            a("vconv.bf16.fp32 wl0, bml0")
+            a("vconv.bf16.fp32 wh0, bml0")
+            pwl_block(a, "pwl_exp", pairs, "x0", "bml1")
+            a("vconv.bf16.fp32 wl4, bml1")
+            a("vst wl4, [p3], #32")
+            a("vmac.f bmh2, bmh2, x6, x4, r9")
+        hsum16(a, "bmh2")
+        to_scalar(a, "wl10")
+        scalar_recip(a, rsqrt=False)
+        diag_from_scalar(a, "r6", "x11")
+        a("mov p3, p1")
+        with a.loop("r1", N // 16):
+            a("vlda wl5, [p3, #0]")
+            a("vmul.f bml0, x11, x5, r9")
+            a("vconv.bf16.fp32 wl4, bml0")
+            a("vst wl4, [p3], #32")
+        a(f"movxm m0, #{2 * N}")
+        a("padda [p0], m0")
+        a("padda [p1], m0")
 
 
 # ---- matrix products --------------------------------------------------------------------------------
@@ -471,6 +622,7 @@ GENERATORS = {
     "relu": gen_relu,
     "silu": gen_unary_pwl("silu"),
     "gelu": gen_unary_pwl("gelu"),
+    "softmax": gen_softmax,
     "gemm": gen_gemm,
     "batch_matmul": gen_batch_matmul,
     "linear": gen_linear,
