@@ -392,6 +392,175 @@ def gen_softmax(a: Asm, cfg, layout) -> None:
         a("padda [p1], m0")
 
 
+def gen_norm(layer: bool):
+    def gen(a: Asm, cfg, layout) -> None:
+        M, N = cfg["M"], cfg["N"]
+        assert M % 4 == 0 and N % 64 == 0
+        eps = 1e-5 if layer else 1e-6
+        a.comment(("layer_norm" if layer else "rms_norm") + ": per row, sums by MACs in fp32; sum of squares as the trace")
+        a.comment("of T x T^T for the row viewed as 4 x N/4 (A tile and transposed tile of the same loads);")
+        a.comment("1/sqrt by a 256-entry mantissa/exponent-parity table; gamma as diagonal B tiles (4 rows at a time)")
+        setup_modes(a)
+        common_tables(a)
+        a.table("t_sub", tile_words({**{8 * i + i: 1.0 for i in range(4)}, **{8 * i + i + 4: -1.0 for i in range(4)}}))
+        a.table("t_pair", tile_words({**{8 * i + i: 1.0 for i in range(4)}, **{8 * i + i + 4: 1.0 for i in range(4)}}))
+        a.table("t_trace1", tile_words({0: 1.0, 20: 1.0, 9: 1.0, 29: 1.0}))
+        a.table("t_mean2", tile_words({0: 1.0 / N, 20: 1.0 / N}))
+        a.table("t_eps", tile_words({0: eps}))
+        a.table("ones_col0", [0x3F80 if lane % 8 == 0 else 0 for lane in range(32)])
+        gt = SCRATCH + 0x100  # four gamma tiles (64 bytes each)
+        a("vsub.16 x4, x4, x4")
+        a(f"movxm p6, #{gt}")
+        for i in range(8):
+            a(f"vst wl4, [p6], #32")
+        a("vsub.16 x5, x5, x5")
+        a("vsub.16 x10, x10, x10")
+        a("movxm p0, #%d" % addr(layout, "x"))
+        a("movxm p1, #%d" % addr(layout, "y"))
+        with a.loop("r0", M):
+            src = "p0"
+            if layer:
+                # mean
+                a("vclr cm0")
+                a("movxm p5, #t_pair")
+                a("vlda wl8, [p5, #0]")
+                a("vlda wh8, [p5, #32]")
+                a("mov p2, p0")
+                with a.loop("r1", N // 32):
+                    a("vlda wl0, [p2], #32")
+                    a("vlda wh0, [p2], #32")
+                    a("vmac.f bml0, bml0, x8, x0, r9")
+                hsum16(a, "bml0", "t_mean2")
+                a("vshuffle x7, x10, x10, r10")
+                for _ in range(4):
+                    a("vshuffle x7, x7, x7, r10")
+                # d = x - mean, kept in y
+                a("movxm p5, #t_sub")
+                a("vlda wl8, [p5, #0]")
+                a("vlda wh8, [p5, #32]")
+                a("mov p2, p0")
+                a("mov p3, p1")
+                with a.loop("r1", N // 16):
+                    a("vlda wl7, [p2], #32")
+                    a("vmul.f bml0, x8, x7, r9")
+                    a("vconv.bf16.fp32 wl4, bml0")
+                    a("vst wl4, [p3], #32")
+                src = "p1"
+            # sum of squares: the row as 4 rows of N/4
+            a("vclr cm0")
+            a(f"mov p2, {src}")
+            with a.loop("r1", N // 64):
+                a("mov p6, p2")
+                a(f"movxm m6, #{N // 2}")
+                a("vlda wl0, [p6], m6")
+                a("vlda wh0, [p6], m6")
+                a("vlda wl1, [p6], m6")
+                a("vlda wh1, [p6], m6")
+                a("vshuffle x2, x0, x1, r10")
+                a("vshuffle x3, x0, x1, r11")
+                a("vshuffle x6, x0, x1, r12")
+                a("vshuffle x7, x0, x1, r13")
+                a("vshuffle x8, x6, x7, r14")
+                a("vshuffle x9, x6, x7, r15")
+                a("vshuffle x6, x8, x9, r24")
+                a("vshuffle x7, x8, x9, r25")
+                a("vmac.f bml0, bml0, x2, x6, r9")
+                a("vmac.f bml0, bml0, x3, x7, r9")
+                a("padda [p2], #32")
+            # mean of squares + eps -> bf16 -> 1/sqrt
+            a("vconv.bf16.fp32 wl10, bml0")
+            a("movxm p5, #t_trace1")
+            a("vlda wl9, [p5, #0]")
+            a("vlda wh9, [p5, #32]")
+            a("vmul.f bml3, x10, x9, r9")
+            a("vconv.bf16.fp32 wl10, bml3")
+            a("movxm p5, #t_i4")
+            a("vlda wl8, [p5, #0]")
+            a("vlda wh8, [p5, #32]")
+            a("movxm p5, #t_eps")
+            a("vlda wl9, [p5, #0]")
+            a("vlda wh9, [p5, #32]")
+            a("vmul.f bml3, x8, x9, r9")
+            a("movxm p5, #t_mean2")
+            a("vlda wl9, [p5, #0]")
+            a("vlda wh9, [p5, #32]")
+            a("vmac.f bml3, bml3, x10, x9, r9")
+            a("vconv.bf16.fp32 wl10, bml3")
+            to_scalar(a, "wl10")
+            scalar_recip(a, rsqrt=True)
+            diag_from_scalar(a, "r6", "x11")
+            # z = (x or d) * r, kept in y
+            a(f"mov p2, {src}")
+            a("mov p3, p1")
+            with a.loop("r1", N // 16):
+                a("vlda wl5, [p2], #32")
+                a("vmul.f bml0, x11, x5, r9")
+                a("vconv.bf16.fp32 wl4, bml0")
+                a("vst wl4, [p3], #32")
+            a(f"movxm m0, #{2 * N}")
+            a("padda [p0], m0")
+            a("padda [p1], m0")
+        # y = z * gamma (+ beta): 16 columns x 4 rows per step
+        a("movxm p3, #%d" % addr(layout, "gamma"))
+        if layer:
+            a("movxm p4, #%d" % addr(layout, "beta"))
+        a("movxm r5, #%d" % addr(layout, "y"))
+        with a.loop("r0", N // 16):
+            for n in range(16):
+                p, s2, j = n % 2, (n // 2) % 2, n // 4
+                a("lda.u16 r6, [p3], #2")
+                a(f"movxm p7, #{gt + 64 * (2 * p + s2) + 2 * (9 * j + 4 * s2)}")
+                a("st.s16 r6, [p7, #0]")
+            if layer:
+                a("vsub.16 x8, x8, x8")
+                a("vsub.16 x9, x9, x9")
+                a("vlda wl8, [p4], #32")
+                a("vshuffle x2, x8, x9, r10")
+                a("vshuffle x3, x8, x9, r11")
+                a("vshuffle x8, x2, x9, r10")   # q0
+                a("vshuffle x10, x2, x9, r11")  # q2
+                a("vshuffle x2, x3, x9, r10")   # q1
+                a("vshuffle x11, x3, x9, r11")  # q3
+                a("movxm p5, #ones_col0")
+                a("vlda wl3, [p5, #0]")
+                a("vlda wh3, [p5, #32]")
+                a(f"movxm m5, #{gt + 256}")
+                a(f"movxm p5, #{gt + 256}")
+                for reg in ("x8", "x2", "x10", "x11"):
+                    a(f"vst wl{reg[1:]}, [p5], #32")
+                    a(f"vst wh{reg[1:]}, [p5], #32")
+            a(f"movxm p6, #{gt}")
+            for t in range(4):
+                a(f"vlda wl{6 + t}, [p6], #32")
+                a(f"vlda wh{6 + t}, [p6], #32")
+            # tiles: x6 = (even, s0) -> q0, x7 = (even, s1) -> q2, x8 = (odd, s0) -> q1, x9 = (odd, s1) -> q3
+            a("mov p2, r5")
+            with a.loop("r1", M // 4):
+                if layer:
+                    a(f"movxm p5, #{gt + 256}")
+                    a("movxm p6, #ones_col0")
+                    a("vlda wl11, [p6, #0]")
+                    a("vlda wh11, [p6, #32]")
+                    for acc in ("bml0", "bmh0", "bml1", "bmh1"):
+                        a("vlda wl10, [p5], #32")
+                        a("vlda wh10, [p5], #32")
+                        a(f"vmul.f {acc}, x11, x10, r9")
+                else:
+                    a("vclr cm0")
+                    a("vclr cm1")
+                a_tiles(a, "p2", 2 * N, "x2", "x3")
+                a("vmac.f bml0, bml0, x2, x6, r9")
+                a("vmac.f bml1, bml1, x2, x7, r9")
+                a("vmac.f bmh0, bmh0, x3, x8, r9")
+                a("vmac.f bmh1, bmh1, x3, x9, r9")
+                out_block(a, ("bml0", "bmh0", "bml1", "bmh1"), "p2", 2 * N)
+                a(f"movxm m2, #{8 * N}")
+                a("padda [p2], m2")
+            a("movxm r6, #32")
+            a("add r5, r5, r6")
+    return gen
+
+
 # ---- matrix products --------------------------------------------------------------------------------
 def out_block(a: Asm, accs, pc: str, row_bytes: int) -> None:
     """Narrow the four 4x4 fp32 blocks accs = (q0, q1, q2, q3) (lane 4i+j = C[i][4j+q]) to bf16
@@ -623,6 +792,8 @@ GENERATORS = {
     "silu": gen_unary_pwl("silu"),
     "gelu": gen_unary_pwl("gelu"),
     "softmax": gen_softmax,
+    "rms_norm": gen_norm(False),
+    "layer_norm": gen_norm(True),
     "gemm": gen_gemm,
     "batch_matmul": gen_batch_matmul,
     "linear": gen_linear,
