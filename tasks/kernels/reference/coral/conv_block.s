@@ -3,7 +3,7 @@
 # w[CO, CI, 3, 3] (int8), exact int32 sums; bn[2, CO] and y[CO, H-2, W-2] f32; row-major.
 #
 # Entry: a0 = x, a1 = w, a2 = bn, a3 = y, a4 = CI, a5 = CO, a6 = H, a7 = W. CO must be even (every
-# configuration's is: 4..16).
+# configuration's is: 4..16); CI >= 1, H and W >= 3.
 #
 # Algorithm. (1) Convolution on the vector unit, two output channels at a time, over the output
 # plane flattened with the input's row stride: lane p = oh*W + ow (p < L = (OH-1)*W + OW; lanes
@@ -12,12 +12,15 @@
 # accumulators e32 m8: v0-v7, v8-v15); per tap one vle8 (e8 m2) shared by both channels, two
 # vwmul.vx by the scalar weights (lb; exact int16 products) and two vwadd.wv into the int32
 # accumulators (int16 cannot hold even two products of -128 * -128); the first tap widens with
-# vwadd.vx (+0) instead of clearing. The vector multiplier (8 products a cycle) is the bound;
-# the tap offsets come from a table built on the stack once. Each block's sums go to an int32
-# plane on the stack (vse32). (2) Batch norm on the scalar F unit (the vector unit has no
-# floating point): in place over each plane, float(acc) * bn[0, co] + bn[1, co] with fcvt.s.w
-# and one fmadd.s (f32, as the reference rounds), modulo-scheduled 8 lanes a step at 2 cycles a
-# lane (FPU and load/store port both full). (3) ReLU on the vector unit while the valid lanes of
+# vwadd.vx (+0) instead of clearing. The vector multiplier (8 int8 products a cycle: each vwmul
+# takes 4 cycles for 32 lanes) is the bound, 8 cycles a tap for both channels; the tap loop is
+# rotated so that its taken branch issues while the multiplier is busy (the penalty is hidden),
+# with the next tap's offset and weights loaded (lw, lb) between the vector instructions. The
+# tap offsets come from a table built on the stack once (two zero entries past the end, read by
+# the last tap's look-ahead). Each block's sums go to an int32 plane on the stack (vse32).
+# (2) Batch norm on the scalar F unit (the vector unit has no floating point): in place over each
+# plane, float(acc) * bn[0, co] + bn[1, co] with fcvt.s.w and one fmadd.s (f32, as the reference
+# rounds), modulo-scheduled 8 lanes a step at 2 cycles a lane (FPU and load/store port both full). (3) ReLU on the vector unit while the valid lanes of
 # each row go to y: vle32, vmax.vx with 0 (a negative float is a negative int32, so the max gives
 # +0.0 and leaves positive floats alone), vse32.
 
@@ -48,11 +51,12 @@ conv_block:
         mul     s3, t0, a7
         add     s3, s3, s1              # s3 = L = (OH-1)*W + OW lanes
         # the tap table off[t] = ci*H*W + kh*W + kw, on the stack
-        slli    t0, s2, 2
+        addi    t0, s2, 2
+        slli    t0, t0, 2
         addi    t0, t0, 15
         andi    t0, t0, -16
         sub     sp, sp, t0
-        mv      s4, sp                  # s4 = off[]
+        mv      s4, sp                  # s4 = off[] (J entries, then two zeros)
         mul     t1, a6, a7              # t1 = H*W
         mv      t2, s4
         mv      t3, zero                # ci*H*W
@@ -73,7 +77,9 @@ cb_t_kh:
         add     t3, t3, t1
         addi    t4, t4, -1
         bnez    t4, cb_t_ci
-        mv      s5, t2                  # s5 = end of off[]
+        mv      s5, t2                  # s5 = off[J]
+        sw      zero, 0(t2)
+        sw      zero, 4(t2)
         # two int32 planes of L lanes (rounded up to groups of 8) for a channel pair
         addi    s6, s3, 7
         andi    s6, s6, -8
@@ -100,31 +106,40 @@ cb_blk:
         lb      t2, 0(t4)
         lb      t3, 0(t5)
         add     t1, t1, a4
-        vle8.v  v24, (t1)
-        vwmul.vx v16, v24, t2
+        vle8.v  v24, (t1)               # X(0)
+        vwmul.vx v16, v24, t2           # A(0): int16 products
         lw      t1, 4(t6)
         lb      t2, 1(t4)
-        vwmul.vx v20, v24, t3
+        vwmul.vx v20, v24, t3           # B(0)
         lb      t3, 1(t5)
         vsetvli zero, zero, e16, m4, ta, ma
-        vwadd.vx v0, v16, zero          # acc = widen(product): no clearing pass
+        vwadd.vx v0, v16, zero          # the int32 sums start as the widened products: no clearing
         vwadd.vx v8, v20, zero
-        addi    t6, t6, 4
-        bgeu    t6, s5, 3f
-2:      add     t1, t1, a4
+        add     t1, t1, a4
         vsetvli zero, zero, e8, m2, ta, ma
-        vle8.v  v24, (t1)
-        vwmul.vx v16, v24, t2
-        lw      t1, 4(t6)               # the next tap (one past the end: the planes, harmless)
+        vle8.v  v24, (t1)               # X(1)
+        vwmul.vx v16, v24, t2           # A(1)
+        lw      t1, 8(t6)
         lb      t2, 2(t4)
-        vwmul.vx v20, v24, t3
-        lb      t3, 2(t5)
-        vsetvli zero, zero, e16, m4, ta, ma
-        vwadd.wv v0, v0, v16
-        vwadd.wv v8, v8, v20
         addi    t4, t4, 1
         addi    t5, t5, 1
         addi    t6, t6, 4
+        # tap t >= 1 (A(t) issued; t3 = w[co+1, t], t2 = w[co, t+1], t1 = off[t+1]), rotated so that
+        # the taken branch issues while the multiplier works on A(t+1): its penalty is hidden
+2:      vwmul.vx v20, v24, t3           # B(t)
+        lb      t3, 1(t5)
+        vsetvli zero, zero, e16, m4, ta, ma
+        vwadd.wv v0, v0, v16
+        vwadd.wv v8, v8, v20
+        add     t1, t1, a4
+        addi    t4, t4, 1
+        addi    t5, t5, 1
+        addi    t6, t6, 4
+        vsetvli zero, zero, e8, m2, ta, ma
+        vle8.v  v24, (t1)               # X(t+1) (at t = J-1: off[J] = 0, harmless)
+        vwmul.vx v16, v24, t2           # A(t+1) (unused at t = J-1)
+        lw      t1, 4(t6)
+        lb      t2, 1(t4)
         bltu    t6, s5, 2b
 3:      vsetvli zero, a5, e32, m8, ta, ma
         slli    t0, a2, 2
@@ -258,7 +273,8 @@ cb_cp_r:
 cb_done:
         slli    t0, s6, 1
         add     sp, sp, t0
-        slli    t0, s2, 2
+        addi    t0, s2, 2
+        slli    t0, t0, 2
         addi    t0, t0, 15
         andi    t0, t0, -16
         add     sp, sp, t0
