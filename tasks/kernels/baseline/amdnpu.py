@@ -561,6 +561,107 @@ def gen_norm(layer: bool):
     return gen
 
 
+# ---- convolutions ------------------------------------------------------------------------------------
+def gen_conv(depthwise: bool):
+    """Direct convolution (stride 1, no padding, K = 3) with the input rows 32-byte aligned
+    (W = 16 or 32, see the amdnpu configs). For one output row step, A = 32 consecutive inputs of
+    row oh+kh (4 MAC rows of 8) and A' = the same shifted by 4 elements (two selection MACs);
+    B = the 8x4 band matrix of the weight row kh (B[k][j] = w[kh][k-j]), so A x B gives outputs
+    8i+j and A' x B outputs 8i+4+j. The output rows (W-2 wide) are not 32-byte aligned, so the
+    results leave through a scratch buffer and 16-bit scalar stores."""
+    def gen(a: Asm, cfg, layout) -> None:
+        if depthwise:
+            C, H, W, K = cfg["C"], cfg["H"], cfg["W"], cfg["K"]
+            CI, CO = 1, C
+        else:
+            CI, CO, H, W, K = cfg["CI"], cfg["CO"], cfg["H"], cfg["W"], cfg["K"]
+        assert K == 3 and W in (16, 32), (K, W)
+        OH, OW = H - 2, W - 2
+        R = 32 // W  # output rows per step
+        assert OH % R == 0
+        a.comment(("depthwise_conv" if depthwise else "conv2d") + ": band-matrix MACs over 32-input row segments")
+        setup_modes(a)
+        a.table("t_sel1", tile_words({8 * i + i + 1: 1.0 for i in range(4)}))
+        a.table("t_sel2", tile_words({8 * i + i + 5: 1.0 for i in range(3)}))
+        tiles = SCRATCH + 0x100  # CI x 3 band tiles of 64 bytes
+        stage = SCRATCH  # 2 x 32 bytes of results
+        assert tiles + CI * 3 * 64 <= 0x10000
+        a("vsub.16 x4, x4, x4")
+        a(f"movxm p6, #{tiles}")
+        for _ in range(CI * 3 * 2):
+            a("vst wl4, [p6], #32")
+        a("movxm p5, #t_sel1")
+        a("vlda wl10, [p5, #0]")
+        a("vlda wh10, [p5, #32]")
+        a("movxm p5, #t_sel2")
+        a("vlda wl11, [p5, #0]")
+        a("vlda wh11, [p5, #32]")
+        a("movxm m5, #10")
+        a("movxm p3, #%d" % addr(layout, "w"))
+        a("movxm p1, #%d" % addr(layout, "y"))
+        a("movxm r20, #%d" % addr(layout, "x"))  # input channel block of this output channel
+        with a.loop("r0", CO):
+            # band tiles of w[oc] (all CI input channels)
+            a(f"movxm p4, #{tiles}")
+            with a.loop("r1", CI):
+                for kh in range(3):
+                    for kw in range(3):
+                        a("lda.u16 r6, [p3], #2")
+                        a("mov p7, p4")
+                        if kw:
+                            a(f"padda [p7], #{8 * kw}")
+                        for _ in range(4):
+                            a("st.s16 r6, [p7], m5")
+                    a("padda [p4], #64")
+            a("mov r21, r20")  # row oh of channel block
+            with a.loop("r1", OH // R):
+                a("vclr cm0")
+                a("vclr cm1")
+                a(f"movxm p4, #{tiles}")
+                a("mov p2, r21")
+                with a.loop("r2", CI):
+                    a("mov p5, p2")
+                    for kh in range(3):
+                        a("vlda wl0, [p5, #0]")
+                        a("vlda wh0, [p5, #32]")
+                        a(f"movxm m6, #{2 * W}")
+                        a("padda [p5], m6")
+                        a("vmul.f bml2, x10, x0, r9")
+                        a("vmul.f bmh2, x11, x0, r9")
+                        a("vconv.bf16.fp32 wl1, bml2")
+                        a("vconv.bf16.fp32 wh1, bmh2")
+                        a("vlda wl2, [p4], #32")
+                        a("vlda wh2, [p4], #32")
+                        a("vmac.f bml0, bml0, x0, x2, r9")
+                        a("vmac.f bml1, bml1, x1, x2, r9")
+                    a(f"movxm m6, #{2 * H * W}")
+                    a("padda [p2], m6")
+                a("vconv.bf16.fp32 wl4, bml0")
+                a("vconv.bf16.fp32 wl5, bml1")
+                a(f"movxm p6, #{stage}")
+                a("vst wl4, [p6, #0]")
+                a("vst wl5, [p6, #32]")
+                a(f"movxm p6, #{stage}")
+                a(f"movxm p7, #{stage + 32}")
+                regs = []
+                for pos in range(32):
+                    src = "p6" if pos % 8 < 4 else "p7"
+                    reg = ("r3", "r4", "r5", "r6", "r7", "r8", "r28", "r29")[len(regs)]
+                    a(f"lda.u16 {reg}, [{src}], #2")
+                    if pos % W < OW:
+                        regs.append(reg)
+                    if len(regs) == 8 or (pos == 31 and regs):
+                        for rr in regs:
+                            a(f"st.s16 {rr}, [p1], #2")
+                        regs = []
+                a(f"movxm r22, #{2 * W * R}")
+                a("add r21, r21, r22")
+            if depthwise:
+                a(f"movxm r22, #{2 * H * W}")
+                a("add r20, r20, r22")
+    return gen
+
+
 # ---- matrix products --------------------------------------------------------------------------------
 def out_block(a: Asm, accs, pc: str, row_bytes: int) -> None:
     """Narrow the four 4x4 fp32 blocks accs = (q0, q1, q2, q3) (lane 4i+j = C[i][4j+q]) to bf16
@@ -794,6 +895,8 @@ GENERATORS = {
     "softmax": gen_softmax,
     "rms_norm": gen_norm(False),
     "layer_norm": gen_norm(True),
+    "depthwise_conv": gen_conv(True),
+    "conv2d": gen_conv(False),
     "gemm": gen_gemm,
     "batch_matmul": gen_batch_matmul,
     "linear": gen_linear,
