@@ -1,0 +1,244 @@
+"""Reference (expert) kernels for amdnpu: the baseline's algorithms (tasks/kernels/baseline/amdnpu.py)
+restructured for the VLIW core, then packed into full bundles.
+
+What changes against the baseline:
+
+* Every basic block goes through a list scheduler (`schedule`) that packs the operations into
+  bundles: loads on both load units (vlda becomes vldb when unit A is taken), MACs, moves/shuffles,
+  stores and scalar work in the same bundle, each operation as early as its operands' latencies
+  (loads 7, MACs 6, the rest 1) and the slots allow. The scheduler keeps every register
+  dependence (read after write, write after read, write after write, in strictly later bundles),
+  the order of stores against loads and other stores, and the accumulator forwarding of MAC chains.
+* Loops are unrolled with renamed registers so that iterations overlap (software pipelining by
+  unroll-and-schedule): element-wise kernels keep their constants (knot vectors, hinge
+  coefficients) in registers instead of reloading them, matrix kernels reuse operand tiles across
+  a register block of accumulators.
+* Numerics are the baseline's (the same piecewise-linear transcendental functions, the same
+  fp32 accumulation), so the reference is exactly as accurate.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from kcgen.paths import load_module
+
+B = load_module(Path(__file__).resolve().parent.parent / "baseline" / "amdnpu.py")
+Asm = B.Asm
+addr = B.addr
+
+# ---- the list scheduler -------------------------------------------------------------------------------
+_SLOT = {
+    "vlda": "lda", "vldb": "ldb", "vst": "st", "vconv.bf16.fp32": "st", "vconv.fp32.bf16": "mv",
+    "vshuffle": "mv", "vmax_lt.bf16": "mv", "vmin_ge.bf16": "mv", "vsel.16": "mv", "vadd.16": "mv",
+    "vsub.16": "mv", "vmax_lt.s16": "mv", "vmin_ge.s16": "mv",
+    "vmac.f": "vec", "vmul.f": "vec", "vmsc.f": "vec", "vclr": "vec",
+    "padda": "lda", "padds": "st", "paddb": "ldb", "movxm": "lng", "movx": "alu", "mova": "lda",
+    "mov": "mv", "lda": "lda", "lda.u16": "lda", "lda.s16": "lda", "st": "st", "st.s16": "lda",
+    "add": "alu", "sub": "alu", "and": "alu", "or": "alu", "xor": "alu", "lshl": "alu", "ashl": "alu",
+    "mul": "alu", "ne": "alu", "ge": "alu", "lt": "alu",
+}
+_LOADS = {"vlda", "vldb", "lda", "lda.u16", "lda.s16"}
+_STORES = {"vst", "st", "st.s16"}
+_MACS = {"vmac.f", "vmul.f", "vmsc.f"}
+_REG = re.compile(r"\b(r\d+|p\d|m\d|s\d|wl\d+|wh\d+|x\d+|bml\d|bmh\d|cm\d)\b")
+
+
+def _units(reg: str) -> list[str]:
+    if reg.startswith("x"):
+        return ["wl" + reg[1:], "wh" + reg[1:]]
+    if reg.startswith("cm"):
+        return ["bml" + reg[2:], "bmh" + reg[2:]]
+    return [reg]
+
+
+def _split_operands(text: str) -> list[str]:
+    out, depth, cur = [], 0, ""
+    for ch in text:
+        if ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        out.append(cur.strip())
+    return out
+
+
+class _Op:
+    def __init__(self, text: str):
+        self.text = text.strip()
+        mn, _, rest = self.text.partition(" ")
+        self.mn = mn
+        self.slot = _SLOT[mn]
+        ops = _split_operands(rest)
+        reads, writes = set(), set()
+        postmod = False
+        for i, o in enumerate(ops):
+            if o.startswith("["):
+                ptr = _REG.findall(o)
+                reads |= set(ptr)
+                if i + 1 < len(ops) and not o.endswith("]") is False and "," not in o:
+                    pass
+        # post-modify: "[p], #imm" or "[p], m" (a bracket holding only the pointer, followed by more)
+        for i, o in enumerate(ops):
+            if o.startswith("[") and "," not in o and i + 1 < len(ops):
+                postmod = True
+                writes |= set(_REG.findall(o))
+                reads |= set(_REG.findall(ops[i + 1]))
+        if mn in _STORES or mn in ("padda", "padds", "paddb"):
+            for o in ops:
+                reads |= set(_REG.findall(o))
+            if mn.startswith("padd"):
+                writes |= set(_REG.findall(ops[0]))
+        else:
+            if ops:
+                writes |= set(_REG.findall(ops[0]))
+            for o in ops[1:]:
+                reads |= set(_REG.findall(o))
+            if mn in ("vmax_lt.bf16", "vmin_ge.bf16", "vmax_lt.s16", "vmin_ge.s16"):
+                writes |= set(_REG.findall(ops[1]))
+                reads -= set(_REG.findall(ops[1]))
+        self.reads = {u for r in reads for u in _units(r)}
+        self.writes = {u for r in writes for u in _units(r)}
+        self.acc_in = set()
+        if mn in _MACS and mn != "vmul.f" and len(ops) > 1:
+            self.acc_in = set(_units(ops[1]))
+        self.postmod_ptrs = set()
+        if postmod:
+            for o in ops:
+                if o.startswith("[") and "," not in o:
+                    self.postmod_ptrs |= set(_REG.findall(o))
+        self.load = mn in _LOADS
+        self.store = mn in _STORES
+        self.latency = 7 if self.load else 6 if mn in _MACS else 1
+
+    def lat_to(self, reg: str, consumer: "_Op") -> int:
+        if reg in self.postmod_ptrs:
+            return 1
+        if self.mn in _MACS and reg in consumer.acc_in:
+            return 1
+        return self.latency
+
+
+def _vldb_ok(op: _Op) -> bool:
+    if op.mn != "vlda":
+        return False
+    m = re.search(r"\[(p\d)(?:, #(-?\d+))?\](?:, #(-?\d+))?", op.text)
+    if not m:
+        return False
+    if m.group(2) is not None:
+        return -128 <= int(m.group(2)) <= 96
+    if m.group(3) is not None:
+        return -256 <= int(m.group(3)) <= 224
+    return True
+
+
+def _schedule_block(ops: list[_Op]) -> list[list[_Op]]:
+    bundles: list[dict[str, _Op]] = []
+    ready_at: dict[str, int] = {}  # register unit -> (bundle index of its last writer, the op)
+    last_writer: dict[str, tuple[int, _Op]] = {}
+    last_read: dict[str, int] = {}
+    last_store = -1
+    last_mem = -1
+    for op in ops:
+        earliest = 0
+        for r in op.reads | op.acc_in:
+            if r in last_writer:
+                b, w = last_writer[r]
+                earliest = max(earliest, b + w.lat_to(r, op))
+        for r in op.writes:
+            if r in last_read:
+                earliest = max(earliest, last_read[r] + 1)
+            if r in last_writer:
+                earliest = max(earliest, last_writer[r][0] + 1)
+        if op.load:
+            earliest = max(earliest, last_store + 1)
+        if op.store:
+            earliest = max(earliest, last_mem + 1)
+        b = earliest
+        while True:
+            while b >= len(bundles):
+                bundles.append({})
+            slots = bundles[b]
+            want = op.slot
+            if want == "lng":
+                ok = not ({"lng", "alu", "mv"} & slots.keys())
+            elif want in ("alu", "mv"):
+                ok = want not in slots and "lng" not in slots
+            else:
+                ok = want not in slots
+            if not ok and want == "lda" and _vldb_ok(op) and "ldb" not in slots:
+                op.text = "vldb" + op.text[4:]
+                op.mn = "vldb"
+                op.slot = want = "ldb"
+                ok = True
+            if ok:
+                slots[want] = op
+                break
+            b += 1
+        for r in op.writes:
+            last_writer[r] = (b, op)
+        for r in op.reads | op.acc_in:
+            last_read[r] = max(last_read.get(r, -1), b)
+        if op.store:
+            last_store = max(last_store, b)
+        if op.load or op.store:
+            last_mem = max(last_mem, b)
+    return [list(s.values()) for s in bundles if s]
+
+
+def schedule(text: str) -> str:
+    """Pack a straight-line-per-block program (one operation per line, as the baseline emits)
+    into bundles; labels, jumps, `done` and directives end blocks and stay in place."""
+    out, block = [], []
+
+    def flush():
+        if block:
+            for bundle in _schedule_block(block):
+                out.append("    " + " ; ".join(o.text for o in bundle))
+            block.clear()
+
+    section = ".text"
+    for line in text.splitlines():
+        s = line.strip()
+        if s.startswith("."):
+            flush()
+            section = s.split()[0] if s.split()[0] in (".text", ".data") else section
+            out.append(line)
+            continue
+        if section != ".text" or not s or s.startswith("//") or s.endswith(":") or ";" in s:
+            flush()
+            out.append(line)
+            continue
+        mn = s.split()[0]
+        if mn in ("jnz", "jz", "j", "done") or mn not in _SLOT:
+            # the loop-closing `add rN, rN, #-1` may share the jump's block end: keep jumps alone
+            flush()
+            out.append(line)
+            continue
+        block.append(_Op(s))
+    flush()
+    return "\n".join(out) + "\n"
+
+
+# ---- per-task reference generators -------------------------------------------------------------------
+def gen_scheduled(name):
+    def gen(task, cfg, layout, spec):
+        text = B.generate(task, cfg, layout, spec)
+        return None if text is None else schedule(text)
+    return gen
+
+
+GENERATORS = {}
+
+
+def generate(task, cfg, layout, spec):
+    gen = GENERATORS.get(task.name)
+    if gen is not None:
+        return gen(task, cfg, layout, spec)
+    return gen_scheduled(task.name)(task, cfg, layout, spec)
