@@ -234,7 +234,75 @@ def gen_scheduled(name):
     return gen
 
 
-GENERATORS = {}
+def ref_relu(task, cfg, layout, spec):
+    n = cfg["N"]
+    a = Asm()
+    a.comment(f"relu: y = max(x, 0), {n} bf16 elements; 128 per iteration on both load units")
+    a("movxm p0, #%d" % addr(layout, "x"))
+    a("movxm p1, #%d" % addr(layout, "y"))
+    a("vsub.16 x11, x11, x11")
+    per = 128 if n % 128 == 0 else 32
+    with a.loop("r1", n // per):
+        for g in range(per // 32):
+            a(f"vlda wl{g}, [p0], #32")
+            a(f"vlda wh{g}, [p0], #32")
+        for g in range(per // 32):
+            a(f"vmax_lt.bf16 x{4 + g}, r16, x{g}, x11")
+        for g in range(per // 32):
+            a(f"vst wl{4 + g}, [p1], #32")
+            a(f"vst wh{4 + g}, [p1], #32")
+    return schedule(a.text())
+
+
+def ref_unary_pwl(fn):
+    """Four 16-element blocks per iteration share each pair's knot vector and coefficient tile
+    (loaded once into alternating registers), so the MAC unit runs back to back."""
+    def gen(task, cfg, layout, spec):
+        n = cfg["N"]
+        assert n % 64 == 0
+        a = Asm()
+        a.comment(B.pwl_doc(fn))
+        pairs = B.pwl_table(a, fn, "pwl_" + fn)
+        accs = ("bml0", "bmh0", "bml1", "bmh1")
+        a("movxm r9, #0")
+        a("movxm r22, #64")
+        a("movxm p0, #%d" % addr(layout, "x"))
+        a("movxm p1, #%d" % addr(layout, "y"))
+        a("movxm r20, #pwl_" + fn)
+        a("movxm r21, #pwl_" + fn)
+        a("add r21, r21, r22")
+        with a.loop("r1", n // 64):
+            for g in range(4):
+                a(f"vlda wl{g}, [p0, #{32 * g}]")
+                a(f"vlda wh{g}, [p0, #{32 * g}]")
+            a("padda [p0], #128")
+            a("mov p5, r20")
+            a("mov p6, r21")
+            for p in range(pairs):
+                t, c = 4 + 2 * (p % 3), 5 + 2 * (p % 3)
+                a(f"vlda wl{t}, [p5], #32")
+                a(f"vlda wh{t}, [p5], #96")
+                a(f"vlda wl{c}, [p6], #32")
+                a(f"vlda wh{c}, [p6], #96")
+                for g in range(4):
+                    h = 10 + g % 2
+                    a(f"vmax_lt.bf16 x{h}, r16, x{g}, x{t}")
+                    if p == 0:
+                        a(f"vmul.f {accs[g]}, x{c}, x{h}, r9")
+                    else:
+                        a(f"vmac.f {accs[g]}, {accs[g]}, x{c}, x{h}, r9")
+            for g in range(4):
+                a(f"vconv.bf16.fp32 wl{g}, {accs[g]}")
+                a(f"vst wl{g}, [p1], #32")
+        return schedule(a.text())
+    return gen
+
+
+GENERATORS = {
+    "relu": ref_relu,
+    "silu": ref_unary_pwl("silu"),
+    "gelu": ref_unary_pwl("gelu"),
+}
 
 
 def generate(task, cfg, layout, spec):
