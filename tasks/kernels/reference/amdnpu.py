@@ -298,7 +298,121 @@ def ref_unary_pwl(fn):
     return gen
 
 
+def ref_matmul(a: Asm, pa_addr: int, pb_addr: int, pc_addr: int, M: int, K: int, N: int) -> None:
+    """C = A @ B. First B is rearranged in place into MAC tiles (per 16 k x 16 n block and k parity:
+    tile q at the rows k0+p+4q and k0+p+4q+2 it was built from), then 8 x 16 blocks of C are
+    computed with 8 accumulators, the k loop unrolled, A tiles built once per k step for both
+    4-row halves and each B tile feeding two MACs; two pointer chains keep both load units busy."""
+    assert M % 8 == 0 and K % 16 == 0 and N % 16 == 0, (M, K, N)
+    # 1. B tiles in place
+    a(f"movxm p1, #{pb_addr}")
+    a(f"movxm m0, #{4 * N}")
+    with a.loop("r0", K // 16):
+        a("mov p2, p1")
+        with a.loop("r1", N // 16):
+            for par in range(2):
+                a("mov p5, p2")
+                a("mov p6, p2")
+                if par:
+                    a(f"movxm m1, #{2 * N}")
+                    a("padda [p5], m1")
+                    a("padda [p6], m1")
+                for i in range(4):
+                    a(f"vlda wl{4 + i}, [p5], m0")
+                    a(f"vlda wh{4 + i}, [p5], m0")
+                a("vshuffle x8, x4, x5, r10")
+                a("vshuffle x9, x4, x5, r11")
+                a("vshuffle x10, x6, x7, r10")
+                a("vshuffle x11, x6, x7, r11")
+                a("vshuffle x4, x8, x10, r10")
+                a("vshuffle x5, x9, x11, r10")
+                a("vshuffle x6, x8, x10, r11")
+                a("vshuffle x7, x9, x11, r11")
+                for i in range(4):
+                    a(f"vst wl{4 + i}, [p6], m0")
+                    a(f"vst wh{4 + i}, [p6], m0")
+            a("padda [p2], #32")
+        a(f"movxm m1, #{32 * N}")
+        a("padda [p1], m1")
+    # 2. 8 x 16 blocks of C
+    accs = [("bml0", "bmh0", "bml1", "bmh1"), ("bml2", "bmh2", "bml3", "bmh3")]
+    a(f"movxm r20, #{pa_addr}")
+    a(f"movxm r21, #{pc_addr}")
+    a(f"movxm m0, #{4 * N}")
+    a(f"movxm m2, #{2 * K}")
+    with a.loop("r0", M // 8):
+        a(f"movxm r22, #{pb_addr}")
+        a("mov r23, r21")
+        with a.loop("r1", N // 16):
+            a("vclr cm0")
+            a("vclr cm1")
+            a("vclr cm2")
+            a("vclr cm3")
+            a("mov p3, r20")           # A rows 0..3
+            a("mov p4, r20")
+            a(f"movxm m3, #{8 * K}")
+            a("padda [p4], m3")         # A rows 4..7
+            a("mov p5, r22")            # B even rows
+            a("mov p6, r22")
+            a(f"movxm m1, #{2 * N}")
+            a("padda [p6], m1")         # B odd rows
+            breg = 0
+            for step in range(K // 16):
+                for g, pa in enumerate(("p3", "p4")):
+                    for r in range(4):
+                        a(f"vlda {'wl' if r % 2 == 0 else 'wh'}{4 + r // 2}, [{pa}, #{r * 2 * K}]")
+                    a(f"vshuffle x{2 * g}, x4, x5, r10")
+                    a(f"vshuffle x{2 * g + 1}, x4, x5, r11")
+                    a(f"padds [{pa}], #32")
+                for row in range(16):
+                    par, q, h = row % 2, row // 4, (row // 2) % 2
+                    reg = 6 + ((breg + 2 * q + par) % 6)
+                    a(f"vlda {'wh' if h else 'wl'}{reg}, [{'p6' if par else 'p5'}], m0")
+                    if h:
+                        for g in range(2):
+                            a(f"vmac.f {accs[g][q]}, {accs[g][q]}, x{2 * g + par}, x{reg}, r9")
+                breg += 8
+            for g in range(2):
+                a(f"mov r24, r23")
+                if g:
+                    a(f"movxm r25, #{8 * N}")
+                    a("add r24, r24, r25")
+                a("mov p2, r24")
+                B.out_block(a, accs[g], "p2", 2 * N)
+            a("movxm r25, #32")
+            a("add r22, r22, r25")
+            a("add r23, r23, r25")
+            # restore the shuffle modes clobbered above
+            a("movxm r24, #4")
+            a("movxm r25, #5")
+        a(f"movxm r25, #{16 * K}")
+        a("add r20, r20, r25")
+        a(f"movxm r25, #{16 * N}")
+        a("add r21, r21, r25")
+
+
+def ref_gemm(task, cfg, layout, spec):
+    a = Asm()
+    a.comment("gemm reference: B rearranged into MAC tiles in place, then 8 x 16 register blocks")
+    B.setup_modes(a)
+    ref_matmul(a, addr(layout, "a"), addr(layout, "b"), addr(layout, "c"), cfg["M"], cfg["K"], cfg["N"])
+    return schedule(a.text())
+
+
+def ref_batch_matmul(task, cfg, layout, spec):
+    Bn, M, K, N = cfg["B"], cfg["M"], cfg["K"], cfg["N"]
+    a = Asm()
+    a.comment("batch_matmul reference: the gemm reference per batch")
+    B.setup_modes(a)
+    for b in range(Bn):
+        ref_matmul(a, addr(layout, "a") + b * M * K * 2, addr(layout, "b") + b * K * N * 2,
+                   addr(layout, "c") + b * M * N * 2, M, K, N)
+    return schedule(a.text())
+
+
 GENERATORS = {
+    "gemm": ref_gemm,
+    "batch_matmul": ref_batch_matmul,
     "relu": ref_relu,
     "silu": ref_unary_pwl("silu"),
     "gelu": ref_unary_pwl("gelu"),
