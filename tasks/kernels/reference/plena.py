@@ -632,6 +632,93 @@ def attention(p: Prog, task: str) -> None:
                   "S_ADDI_INT gp3, gp3, 1")
 
 
+def bmm_mm(p: Prog, A, r0: int, nrows: int, K: int, w, N: int, C, c_r0: int, mem, masks: list[int],
+           accumulate: bool = False) -> None:
+    """C[c_r0.., :N] (=, or += with accumulate) A[r0..r0+nrows, :K] @ w for up to 64 rows on M_BMM (M_BTMM
+    for a transposed w): per N tile, every K tile streams through matrix SRAM (prefetched two ahead) and
+    its four 16-deep slices meet the rows' segment-masked copies in heads 0..3 of hm_accum, which
+    accumulates in fp32 over the whole K; one M_BMM_WO per N tile, then the heads are summed. Costlier per
+    tile than bmv_mm, but it rounds each output once per N tile where bmv_mm rounds per group of tiles:
+    used for the long (K > 256) products."""
+    assert nrows <= 64
+    op = "M_BTMM" if w.trans else "M_BMM"
+    kt_n, nt_n = K // 64, -(-N // 64)
+    top = mem.top
+    wo = mem.take(4 * 64 * 64)
+    cp = mem.take(64 * 64)          # one masked copy at a time (M_BMM reads 64 rows from it)
+    tiles = [(kt, nt) for nt in range(nt_n) for kt in range(kt_n)]
+
+    def prefetch(i):
+        kt, nt = tiles[i]
+        p.li("gp1", (i % 4) * p.TILE)
+        p.li("gp2", w.tile(kt, nt))
+        p(f"H_PREFETCH_M gp1, gp2, {w.a}, 1, 0")
+
+    p.scale_stride(w.n, w.ld)
+    for i in range(min(2, len(tiles))):
+        prefetch(i)
+    p.li("gp5", cp)
+    p.li("gp6", wo)
+    for i, (kt, nt) in enumerate(tiles):
+        if i + 2 < len(tiles):
+            prefetch(i + 2)
+        for s in range(4):
+            p.li("gp1", A.at(r0, kt))
+            p.li("gp2", cp)
+            p.li("gp3", masks[s])
+            with p.loop("gp4", nrows):
+                p("V_MUL_VV gp2, gp1, gp3", "S_ADDI_INT gp1, gp1, 64", "S_ADDI_INT gp2, gp2, 64")
+            p.li("gp7", (i % 4) * p.TILE + (16 * s if w.trans else 1024 * s))
+            p(f"{op} 0, gp7, gp5")
+        if kt == kt_n - 1:
+            p("M_BMM_WO gp6, 0")
+            p.li("gp1", wo)
+            p.li("gp2", wo + 64 * 64)
+            p.li("gp3", wo + 128 * 64)
+            p.li("gp8", wo + 192 * 64)
+            p.li("gp9", C.at(c_r0, nt))
+            with p.loop("gp4", nrows):
+                p("V_ADD_VV gp1, gp1, gp2", "V_ADD_VV gp3, gp3, gp8")
+                if accumulate:
+                    p("V_ADD_VV gp1, gp1, gp3", "V_ADD_VV gp9, gp9, gp1")
+                else:
+                    p("V_ADD_VV gp9, gp1, gp3")
+                p("S_ADDI_INT gp1, gp1, 64", "S_ADDI_INT gp2, gp2, 64", "S_ADDI_INT gp3, gp3, 64",
+                  "S_ADDI_INT gp8, gp8, 64", "S_ADDI_INT gp9, gp9, 64")
+    mem.top = top
+
+
+def ffn(p: Prog, task: str) -> None:
+    """x in place at y's image; the hidden layer after it (for swiglu the up projection one 64-column
+    chunk at a time, multiplied straight in); the products of K <= 256 on bmv_mm, the long down
+    projection on bmm_mm (one rounding per output over the whole hidden width)."""
+    b = _base
+    cfg = p.cfg
+    M, H, F = cfg["M"], cfg["H"], cfg["F"]
+    X = Img(p.out("y"), M)
+    p.vend -= 5 * 64
+    masks = seg_masks(p, p.vend)
+    mem = p.vmem = Vmem(X.addr + M * H, p.vend)
+    b.load_image(p, "x", X, 0, M, 0, H)
+    G = Img(mem.take(M * F), M)
+    tmp = mem.take(M * 64)
+    first = "w1" if task == "ffn" else "wg"
+    bmv_mm(p, X, 0, M, H, W(p, first), F, G, 0, mem, masks)
+    if task == "swiglu":
+        for c in range(F // 64):
+            bmv_mm(p, X, 0, M, H, W(p, "wu", c * 64), 64, Img(tmp, M), 0, mem, masks)
+            b.rows_act(p, "silu", G.at(0, c), M, mem.take(64))
+            mem.top -= 64
+            b.rows_op(p, "V_MUL_VV", G.at(0, c), tmp, M)
+    else:
+        scratch = mem.take(64)
+        for c in range(F // 64):
+            b.rows_act(p, "silu", G.at(0, c), M, scratch)
+    last = "w2" if task == "ffn" else "wd"
+    long_k = F > 256 and M <= 64 and mem.end - mem.top >= (256 + 64) * 64
+    (bmm_mm if long_k else bmv_mm)(p, G, 0, M, F, W(p, last), H, X, 0, mem, masks)
+
+
 def use_bmv(p: Prog) -> None:
     """Route the composite templates' products through bmv_mm (the masks live in the last 5 rows of vector
     SRAM, kept out of the templates' allocator); the partial-column products keep the baseline's M_MM."""
@@ -655,7 +742,7 @@ def composite(fn):
 
 
 TEMPLATES["rope"] = rope
-TEMPLATES.update({name: composite(_base.TEMPLATES[name]) for name in
-                  ("ffn", "swiglu", "decoder_block_llama", "decoder_block_t5")})
+TEMPLATES.update({name: composite(_base.TEMPLATES[name]) for name in ("decoder_block_llama", "decoder_block_t5")})
+TEMPLATES.update({"ffn": ffn, "swiglu": ffn})
 TEMPLATES.update({name: composite(attention) for name in
                   ("scaled_dot_product", "flash_attention", "mha", "gqa", "mqa")})
