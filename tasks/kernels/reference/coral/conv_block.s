@@ -12,17 +12,24 @@
 # accumulators e32 m8: v0-v7, v8-v15); per tap one vle8 (e8 m2) shared by both channels, two
 # vwmul.vx by the scalar weights (lb; exact int16 products) and two vwadd.wv into the int32
 # accumulators (int16 cannot hold even two products of -128 * -128); the first tap widens with
-# vwadd.vx (+0) instead of clearing. The vector multiplier (8 int8 products a cycle: each vwmul
-# takes 4 cycles for 32 lanes) is the bound, 8 cycles a tap for both channels; the tap loop is
-# rotated so that its taken branch issues while the multiplier is busy (the penalty is hidden),
-# with the next tap's offset and weights loaded (lw, lb) between the vector instructions. The
-# tap offsets come from a table built on the stack once (two zero entries past the end, read by
-# the last tap's look-ahead). Each block's sums go to an int32 plane on the stack (vse32).
-# (2) Batch norm on the scalar F unit (the vector unit has no floating point): in place over each
-# plane, float(acc) * bn[0, co] + bn[1, co] with fcvt.s.w and one fmadd.s (f32, as the reference
-# rounds), modulo-scheduled 8 lanes a step at 2 cycles a lane (FPU and load/store port both full). (3) ReLU on the vector unit while the valid lanes of
-# each row go to y: vle32, vmax.vx with 0 (a negative float is a negative int32, so the max gives
-# +0.0 and leaves positive floats alone), vse32.
+# vwadd.vx (+0) instead of clearing. The vector multiplier (8 int8 products a cycle: a vwmul takes
+# 4 cycles for 32 lanes) is the bound: 8 cycles a tap for both channels. The tap loop is rotated
+# so that its taken branch issues while the multiplier is busy (the penalty is hidden), the next
+# tap's offset and weights loaded (lw, lb) between the vector instructions; the offsets come from
+# a table built on the stack once (two zero entries past the end for the last tap's look-ahead).
+# Each block's sums go to an int32 plane per channel on the stack (vse32).
+# (2) Batch norm on the scalar F unit (the vector unit has no floating point), in place over the
+# planes: float(acc) * bn[0, co] + bn[1, co] by fcvt.s.w and one fmadd.s (f32, as the reference
+# rounds). It runs as a 4-stage stream over lane r of both planes (store r-3, fmadd r-2, fcvt
+# r-1, load r: each stage reads what the previous one wrote a step earlier), one step inside
+# each tap of the next block's convolution (loop A, as many taps as stored lanes wait), in the
+# cycles the in-order core would otherwise spend waiting for the multiplier, so it costs
+# nothing there; the lanes left at the end of a channel pair (the last block's, and all a short
+# tap loop could not take) go through the same stream alone. 16 bytes before each plane take the
+# stream's first three (empty) stores.
+# (3) ReLU on the vector unit while the valid lanes of each row go to y: vle32, vmax.vx with 0 (a
+# negative float is a negative int32, so the max gives +0.0 and leaves positive floats alone),
+# vse32.
 
         .text
         .globl conv_block
@@ -83,17 +90,27 @@ cb_t_kh:
         # two int32 planes of L lanes (rounded up to groups of 8) for a channel pair
         addi    s6, s3, 7
         andi    s6, s6, -8
-        slli    s6, s6, 2               # s6 = one plane's bytes
+        slli    s6, s6, 2
+        addi    s6, s6, 16              # s6 = a plane's stride: L lanes rounded up to 8, then 16 bytes
         slli    t0, s6, 1
         sub     sp, sp, t0
-        mv      s7, sp                  # s7 = plane of channel co, s7 + s6 of co + 1
+        addi    s7, sp, 16              # s7 = plane of co after a 16-byte pad; s7 + s6: co + 1
+        addi    sp, sp, -16             # 0(sp): channel pairs left (ra is loop A's bound below)
         mv      s8, a1                  # s8 = w[co]
         mv      s9, a3                  # s9 = y[co]
         mv      s10, a2                 # s10 = bn[0, co]
         slli    s11, a5, 2              # s11 = CO*4: bn[1, co] = bn[0, co] + CO*4
         srli    ra, a5, 1               # ra = channel pairs left
+        sw      ra, 0(sp)
         mv      a3, a0                  # a3 = x (a0 is needed below)
 cb_pair:
+        flw     f4, 0(s10)              # f4, f5 = bn[0, co], bn[1, co]; f6, f7 for co + 1
+        add     t0, s10, s11
+        flw     f5, 0(t0)
+        flw     f6, 4(s10)
+        flw     f7, 4(t0)
+        mv      a0, s7                  # a0, a1: lane r of the two planes, batch norm's stream
+        add     a1, s7, s6
         mv      a2, zero                # a2 = p0, the block's first lane
 cb_blk:
         sub     t0, s3, a2
@@ -124,8 +141,44 @@ cb_blk:
         addi    t4, t4, 1
         addi    t5, t5, 1
         addi    t6, t6, 4
+        # loop A runs while stored lanes wait for batch norm: min(J-1, p0 - r) taps
+        slli    ra, a2, 2
+        add     ra, ra, s7
+        sub     ra, ra, a0              # (p0 - r) * 4
+        sub     t0, s5, t6              # (J - 1) * 4
+        minu    ra, ra, t0
+        add     ra, ra, t6              # ra = loop A's bound on t6
+        bgeu    t6, ra, 5f
         # tap t >= 1 (A(t) issued; t3 = w[co+1, t], t2 = w[co, t+1], t1 = off[t+1]), rotated so that
-        # the taken branch issues while the multiplier works on A(t+1): its penalty is hidden
+        # the taken branch issues while the multiplier works on A(t+1): its penalty is hidden.
+        # Loop A also moves batch norm one lane pair along (4 stages, a lane each: store r-3,
+        # fmadd r-2, fcvt r-1, load r) in the cycles the multiplier leaves the scalar side idle.
+4:      vwmul.vx v20, v24, t3           # B(t)
+        lb      t3, 1(t5)
+        vsetvli zero, zero, e16, m4, ta, ma
+        addi    t5, t5, 1
+        vwadd.wv v0, v0, v16
+        fsw     f2, -12(a0)             # lane r-3
+        vwadd.wv v8, v8, v20
+        fmadd.s f2, f0, f4, f5          # lane r-2
+        fsw     f3, -12(a1)
+        fmadd.s f3, f1, f6, f7
+        add     t1, t1, a4
+        addi    t4, t4, 1
+        fcvt.s.w f0, a6                 # lane r-1
+        lw      a6, 0(a0)               # lane r
+        addi    t6, t6, 4
+        vsetvli zero, zero, e8, m2, ta, ma
+        vle8.v  v24, (t1)               # X(t+1)
+        fcvt.s.w f1, a7
+        vwmul.vx v16, v24, t2           # A(t+1)
+        lw      a7, 0(a1)
+        lw      t1, 4(t6)
+        lb      t2, 1(t4)
+        addi    a0, a0, 4
+        addi    a1, a1, 4
+        bltu    t6, ra, 4b
+5:      bgeu    t6, s5, 3f
 2:      vwmul.vx v20, v24, t3           # B(t)
         lb      t3, 1(t5)
         vsetvli zero, zero, e16, m4, ta, ma
@@ -149,95 +202,26 @@ cb_blk:
         vse32.v v8, (t0)
         add     a2, a2, a5
         bltu    a2, s3, cb_blk
-        # batch norm: each plane in place, int32 -> float * bn[0, co] + bn[1, co]
-        li      a0, 2
-        mv      a1, s7
-        mv      a2, s10
-cb_bn:
-        flw     f16, 0(a2)
-        add     t0, a2, s11
-        flw     f17, 0(t0)
-        srli    a5, s6, 5               # a5 = groups of 8 lanes
-        # prologue: group 0 loaded and converted
-        lw      t0, 0(a1)
-        lw      t1, 4(a1)
-        lw      t2, 8(a1)
-        lw      t3, 12(a1)
-        lw      t4, 16(a1)
-        lw      t5, 20(a1)
-        lw      t6, 24(a1)
-        lw      a4, 28(a1)
-        fcvt.s.w f0, t0
-        fcvt.s.w f1, t1
-        fcvt.s.w f2, t2
-        fcvt.s.w f3, t3
-        fcvt.s.w f4, t4
-        fcvt.s.w f5, t5
-        fcvt.s.w f6, t6
-        fcvt.s.w f7, a4
-        addi    a5, a5, -1
-        beqz    a5, 2f
-1:
-        fmadd.s f8, f0, f16, f17
-        lw      t0, 32(a1)
-        fmadd.s f9, f1, f16, f17
-        lw      t1, 36(a1)
-        fmadd.s f10, f2, f16, f17
-        lw      t2, 40(a1)
-        fmadd.s f11, f3, f16, f17
-        lw      t3, 44(a1)
-        fmadd.s f12, f4, f16, f17
-        lw      t4, 48(a1)
-        fmadd.s f13, f5, f16, f17
-        lw      t5, 52(a1)
-        fmadd.s f14, f6, f16, f17
-        lw      t6, 56(a1)
-        fmadd.s f15, f7, f16, f17
-        lw      a4, 60(a1)
-        fcvt.s.w f0, t0
-        fsw     f8, 0(a1)
-        fcvt.s.w f1, t1
-        fsw     f9, 4(a1)
-        fcvt.s.w f2, t2
-        fsw     f10, 8(a1)
-        fcvt.s.w f3, t3
-        fsw     f11, 12(a1)
-        fcvt.s.w f4, t4
-        fsw     f12, 16(a1)
-        fcvt.s.w f5, t5
-        fsw     f13, 20(a1)
-        addi    a5, a5, -1
-        fcvt.s.w f6, t6
-        fsw     f14, 24(a1)
-        fcvt.s.w f7, a4
-        fsw     f15, 28(a1)
-        addi    a1, a1, 32
-        bnez    a5, 1b
-2:
-        fmadd.s f8, f0, f16, f17
-        fmadd.s f9, f1, f16, f17
-        fmadd.s f10, f2, f16, f17
-        fmadd.s f11, f3, f16, f17
-        fmadd.s f12, f4, f16, f17
-        fmadd.s f13, f5, f16, f17
-        fmadd.s f14, f6, f16, f17
-        fmadd.s f15, f7, f16, f17
-        fsw     f8, 0(a1)
-        fsw     f9, 4(a1)
-        fsw     f10, 8(a1)
-        fsw     f11, 12(a1)
-        fsw     f12, 16(a1)
-        fsw     f13, 20(a1)
-        fsw     f14, 24(a1)
-        fsw     f15, 28(a1)
-        addi    a1, a1, 32
-        addi    a2, a2, 4
-        addi    a0, a0, -1
-        bnez    a0, cb_bn
+        # batch norm's stream to the end: lanes r .. L-1, and three more steps to drain its stages
+        addi    t0, s3, 3
+        slli    t0, t0, 2
+        add     t0, t0, s7              # the load stage's end: lane L + 3
+6:      fsw     f2, -12(a0)
+        fmadd.s f2, f0, f4, f5
+        fsw     f3, -12(a1)
+        fmadd.s f3, f1, f6, f7
+        fcvt.s.w f0, a6
+        lw      a6, 0(a0)
+        fcvt.s.w f1, a7
+        lw      a7, 0(a1)
+        addi    a0, a0, 4
+        addi    a1, a1, 4
+        bltu    a0, t0, 6b
         # ReLU and the valid lanes: row oh of each plane (lanes oh*W .. oh*W + OW-1) to y[co, oh]
         mv      t0, s7                  # source row
         mv      t1, s9                  # y[co, 0]
-        slli    t3, a7, 2               # W*4
+        addi    t3, s1, 2
+        slli    t3, t3, 2               # W*4
         slli    t4, s1, 2               # OW*4
         li      t5, 2
 cb_cp_c:
@@ -267,11 +251,14 @@ cb_cp_r:
         slli    t0, s2, 1
         add     s8, s8, t0              # w[co + 2]
         addi    s10, s10, 8             # bn[0, co + 2]
+        lw      ra, 0(sp)
         addi    ra, ra, -1
+        sw      ra, 0(sp)
         beqz    ra, cb_done
         j       cb_pair
 cb_done:
         slli    t0, s6, 1
+        addi    t0, t0, 16
         add     sp, sp, t0
         addi    t0, s2, 2
         slli    t0, t0, 2
