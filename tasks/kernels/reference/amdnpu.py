@@ -410,7 +410,111 @@ def ref_batch_matmul(task, cfg, layout, spec):
     return schedule(a.text())
 
 
+def ref_softmax(task, cfg, layout, spec):
+    """The baseline's algorithm; the exp pass handles 4 blocks of 16 per knot-table load (as silu),
+    the max and scale passes are unrolled with rotating registers."""
+    M, N = cfg["M"], cfg["N"]
+    assert N % 64 == 0
+    a = Asm()
+    a.comment("softmax reference: max, d = x - max (fp32 MAC), e = exp(d), s = sum e, y = e / s")
+    a.comment(B.pwl_doc("exp"))
+    B.setup_modes(a)
+    B.common_tables(a)
+    pairs = B.pwl_table(a, "exp", "pwl_exp")
+    a.table("t_sub", B.tile_words({**{8 * i + i: 1.0 for i in range(4)}, **{8 * i + i + 4: -1.0 for i in range(4)}}))
+    accs = ("bml0", "bmh0", "bml1", "bmh1")
+    daccs = ("bml2", "bmh2", "bml3", "bmh3")
+    a("movxm r22, #64")
+    a("movxm r20, #pwl_exp")
+    a("movxm r21, #pwl_exp")
+    a("add r21, r21, r22")
+    a("movxm p0, #%d" % addr(layout, "x"))
+    a("movxm p1, #%d" % addr(layout, "y"))
+    with a.loop("r0", M):
+        # max: both load units, a tree of vmax
+        for i in range(N // 32):
+            r = i if i < 8 else 8 + i % 2
+            a(f"vlda wl{r}, [p0, #{64 * i}]")
+            a(f"vlda wh{r}, [p0, #{64 * i + 32}]")
+            if i >= 8:
+                a(f"vmax_lt.bf16 x{i % 8}, r16, x{i % 8}, x{r}")
+        live = list(range(min(8, N // 32)))
+        while len(live) > 1:
+            nxt = []
+            for j in range(0, len(live) - 1, 2):
+                a(f"vmax_lt.bf16 x{live[j]}, r16, x{live[j]}, x{live[j + 1]}")
+                nxt.append(live[j])
+            if len(live) % 2:
+                nxt.append(live[-1])
+            live = nxt
+        m = live[0]
+        for _ in range(5):
+            a(f"vshuffle x8, x{m}, x{m}, r10")
+            a(f"vshuffle x9, x{m}, x{m}, r11")
+            a(f"vmax_lt.bf16 x{m}, r16, x8, x9")
+        a(f"movxm p6, #{B.SCRATCH + 64}")
+        a(f"vst wl{m}, [p6, #0]")
+        a("vclr cm4")
+        a("mov p2, p0")
+        a("mov p3, p1")
+        with a.loop("r1", N // 64):
+            a("movxm p6, #t_sub")
+            a("vlda wl4, [p6, #0]")
+            a("vlda wh4, [p6, #32]")
+            a(f"movxm p6, #{B.SCRATCH + 64}")
+            for g in range(4):
+                a(f"vlda wl{g}, [p2], #32")
+                a(f"vlda wh{g}, [p6, #0]")
+            for g in range(4):
+                a(f"vmul.f {daccs[g]}, x4, x{g}, r9")
+                a(f"vconv.bf16.fp32 wl{g}, {daccs[g]}")
+                a(f"vconv.bf16.fp32 wh{g}, {daccs[g]}")
+            a("mov p5, r20")
+            a("mov p6, r21")
+            for p in range(pairs):
+                t, c = 4 + 2 * (p % 3), 5 + 2 * (p % 3)
+                a(f"vlda wl{t}, [p5], #32")
+                a(f"vlda wh{t}, [p5], #96")
+                a(f"vlda wl{c}, [p6], #32")
+                a(f"vlda wh{c}, [p6], #96")
+                for g in range(4):
+                    h = 10 + g % 2
+                    a(f"vmax_lt.bf16 x{h}, r16, x{g}, x{t}")
+                    if p == 0:
+                        a(f"vmul.f {accs[g]}, x{c}, x{h}, r9")
+                    else:
+                        a(f"vmac.f {accs[g]}, {accs[g]}, x{c}, x{h}, r9")
+            a("movxm p6, #t_i4")
+            a("vlda wl4, [p6, #0]")
+            a("vlda wh4, [p6, #32]")
+            for g in range(4):
+                a(f"vconv.bf16.fp32 wl{g}, {accs[g]}")
+                a(f"vst wl{g}, [p3], #32")
+                a(f"vmac.f bml4, bml4, x4, x{g}, r9")
+        a("vsub.16 x10, x10, x10")
+        B.hsum16(a, "bml4")
+        B.to_scalar(a, "wl10")
+        B.scalar_recip(a, rsqrt=False)
+        B.diag_from_scalar(a, "r6", "x11")
+        a("mov p3, p1")
+        a("mov p2, p1")
+        a(f"movxm p6, #{B.SCRATCH + 64}")
+        with a.loop("r1", N // 64):
+            for g in range(4):
+                a(f"vlda wl{g}, [p3], #32")
+                a(f"vlda wh{g}, [p6, #0]")
+            for g in range(4):
+                a(f"vmul.f {accs[g]}, x11, x{g}, r9")
+                a(f"vconv.bf16.fp32 wl{4 + g}, {accs[g]}")
+                a(f"vst wl{4 + g}, [p2], #32")
+        a(f"movxm m0, #{2 * N}")
+        a("padda [p0], m0")
+        a("padda [p1], m0")
+    return schedule(a.text())
+
+
 GENERATORS = {
+    "softmax": ref_softmax,
     "gemm": ref_gemm,
     "batch_matmul": ref_batch_matmul,
     "relu": ref_relu,
