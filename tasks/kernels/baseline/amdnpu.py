@@ -562,13 +562,15 @@ def gen_norm(layer: bool):
 
 
 # ---- convolutions ------------------------------------------------------------------------------------
-def gen_conv(depthwise: bool):
+def gen_conv(depthwise: bool, rename: bool = False):
     """Direct convolution (stride 1, no padding, K = 3) with the input rows 32-byte aligned
     (W = 16 or 32, see the amdnpu configs). For one output row step, A = 32 consecutive inputs of
     row oh+kh (4 MAC rows of 8) and A' = the same shifted by 4 elements (two selection MACs);
     B = the 8x4 band matrix of the weight row kh (B[k][j] = w[kh][k-j]), so A x B gives outputs
     8i+j and A' x B outputs 8i+4+j. The output rows (W-2 wide) are not 32-byte aligned, so the
-    results leave through a scratch buffer and 16-bit scalar stores."""
+    results leave through a scratch buffer and 16-bit scalar stores. (rename=True, used by the
+    reference generator: each kernel row kh gets its own registers so that a scheduler can
+    overlap the three.)"""
     def gen(a: Asm, cfg, layout) -> None:
         if depthwise:
             C, H, W, K = cfg["C"], cfg["H"], cfg["W"], cfg["K"]
@@ -622,18 +624,24 @@ def gen_conv(depthwise: bool):
                 with a.loop("r2", CI):
                     a("mov p5, p2")
                     for kh in range(3):
-                        a("vlda wl0, [p5, #0]")
-                        a("vlda wh0, [p5, #32]")
-                        a(f"movxm m6, #{2 * W}")
-                        a("padda [p5], m6")
-                        a("vmul.f bml2, x10, x0, r9")
-                        a("vmul.f bmh2, x11, x0, r9")
-                        a("vconv.bf16.fp32 wl1, bml2")
-                        a("vconv.bf16.fp32 wh1, bmh2")
-                        a("vlda wl2, [p4], #32")
-                        a("vlda wh2, [p4], #32")
-                        a("vmac.f bml0, bml0, x0, x2, r9")
-                        a("vmac.f bml1, bml1, x1, x2, r9")
+                        xa, xs, xb = (3 * kh, 3 * kh + 1, 3 * kh + 2) if rename else (0, 1, 2)
+                        sa = 2 + kh if rename else 2
+                        if rename:
+                            a(f"vlda wl{xa}, [p5, #{2 * W * kh}]")
+                            a(f"vlda wh{xa}, [p5, #{2 * W * kh + 32}]")
+                        else:
+                            a(f"vlda wl{xa}, [p5, #0]")
+                            a(f"vlda wh{xa}, [p5, #32]")
+                            a(f"movxm m6, #{2 * W}")
+                            a("padda [p5], m6")
+                        a(f"vmul.f bml{sa}, x10, x{xa}, r9")
+                        a(f"vmul.f bmh{sa}, x11, x{xa}, r9")
+                        a(f"vconv.bf16.fp32 wl{xs}, bml{sa}")
+                        a(f"vconv.bf16.fp32 wh{xs}, bmh{sa}")
+                        a(f"vlda wl{xb}, [p4], #32")
+                        a(f"vlda wh{xb}, [p4], #32")
+                        a(f"vmac.f bml0, bml0, x{xa}, x{xb}, r9")
+                        a(f"vmac.f bml1, bml1, x{xs}, x{xb}, r9")
                     a(f"movxm m6, #{2 * H * W}")
                     a("padda [p2], m6")
                 a("vconv.bf16.fp32 wl4, bml0")

@@ -513,7 +513,19 @@ def ref_softmax(task, cfg, layout, spec):
     return schedule(a.text())
 
 
+def ref_conv(depthwise: bool):
+    gen_body = B.gen_conv(depthwise, rename=True)
+
+    def gen(task, cfg, layout, spec):
+        a = Asm()
+        gen_body(a, cfg, layout)
+        return schedule(a.text())
+    return gen
+
+
 GENERATORS = {
+    "conv2d": ref_conv(False),
+    "depthwise_conv": ref_conv(True),
     "softmax": ref_softmax,
     "gemm": ref_gemm,
     "batch_matmul": ref_batch_matmul,
