@@ -523,7 +523,135 @@ def ref_conv(depthwise: bool):
     return gen
 
 
+def ref_linear(task, cfg, layout, spec):
+    """y = x @ w.T + bias. w is rearranged in place into transposed MAC tiles (per 16 rows n0.. and
+    16 columns k0..: the even-k and odd-k tiles of rows n0+q+4j go back into rows n0+q, +4, +8, +12),
+    the bias tiles of every 16 columns are built once into scratch, then 8 x 16 blocks of y as in
+    the gemm reference, the accumulators starting from the bias."""
+    M, K, N = cfg["M"], cfg["K"], cfg["N"]
+    if not (M % 8 == 0 and K % 16 == 0 and N % 16 == 0 and N * 16 <= 0xE00):
+        return gen_scheduled("linear")(task, cfg, layout, spec)  # (M = 4: the scheduled baseline)
+    a = Asm()
+    a.comment("linear reference: in-place transposed tiles of w, bias tiles in scratch, 8 x 16 blocks")
+    a.table("ones_col0", [0x3F80 if lane % 8 == 0 else 0 for lane in range(32)])
+    B.setup_modes(a)
+    xa, wa, ba, ya = addr(layout, "x"), addr(layout, "w"), addr(layout, "bias"), addr(layout, "y")
+    btiles = B.SCRATCH + 0x100
+    # 1. w tiles in place
+    a(f"movxm r20, #{wa}")
+    a(f"movxm m0, #{8 * K}")
+    with a.loop("r0", N // 16):
+        a("mov p1, r20")
+        with a.loop("r1", K // 16):
+            for q in range(4):
+                a("mov p5, p1")
+                if q:
+                    a(f"movxm m1, #{q * 2 * K}")
+                    a("padda [p5], m1")
+                a("mov p6, p5")
+                for i in range(2):
+                    a(f"vlda wl{2 * i + 4 * (q % 2)}, [p5], m0")
+                    a(f"vlda wh{2 * i + 4 * (q % 2)}, [p5], m0")
+                o = 4 * (q % 2)
+                a(f"vshuffle x{8}, x{o}, x{o + 2}, r12")
+                a(f"vshuffle x{9}, x{o}, x{o + 2}, r13")
+                a(f"vshuffle x{10}, x8, x9, r14")
+                a(f"vshuffle x{11}, x8, x9, r15")
+                a(f"vshuffle x{o + 1}, x10, x11, r24")
+                a(f"vshuffle x{o + 3}, x10, x11, r25")
+                a(f"vst wl{o + 1}, [p6], m0")
+                a(f"vst wh{o + 1}, [p6], m0")
+                a(f"vst wl{o + 3}, [p6], m0")
+                a(f"vst wh{o + 3}, [p6], m0")
+            a("padda [p1], #32")
+        a(f"movxm r21, #{32 * K}")
+        a("add r20, r20, r21")
+    # 2. bias tiles: row 0 of tile q = bias[n0 + 4j + q]
+    a(f"movxm p3, #{ba}")
+    a(f"movxm p4, #{btiles}")
+    a("vsub.16 x5, x5, x5")
+    with a.loop("r0", N // 16):
+        a("vsub.16 x4, x4, x4")
+        a("vlda wl4, [p3], #32")
+        a("vshuffle x8, x4, x5, r10")
+        a("vshuffle x9, x4, x5, r11")
+        a("vshuffle x0, x8, x5, r10")
+        a("vshuffle x2, x8, x5, r11")
+        a("vshuffle x1, x9, x5, r10")
+        a("vshuffle x3, x9, x5, r11")
+        for t in range(4):
+            a(f"vst wl{t}, [p4], #32")
+            a(f"vst wh{t}, [p4], #32")
+    # 3. 8 x 16 blocks
+    accs = [("bml0", "bmh0", "bml1", "bmh1"), ("bml2", "bmh2", "bml3", "bmh3")]
+    a(f"movxm r20, #{xa}")
+    a(f"movxm r21, #{ya}")
+    a(f"movxm m0, #{4 * K}")
+    with a.loop("r0", M // 8):
+        a(f"movxm r22, #{wa}")
+        a(f"movxm r26, #{btiles}")
+        a("mov r23, r21")
+        with a.loop("r1", N // 16):
+            a("movxm p6, #ones_col0")
+            a("vlda wl10, [p6, #0]")
+            a("vlda wh10, [p6, #32]")
+            a("mov p6, r26")
+            for q in range(4):
+                a(f"vlda wl{6 + q % 2}, [p6], #32")
+                a(f"vlda wh{6 + q % 2}, [p6], #32")
+                for g in range(2):
+                    a(f"vmul.f {accs[g][q]}, x10, x{6 + q % 2}, r9")
+            a("mov p3, r20")
+            a("mov p4, r20")
+            a(f"movxm m3, #{8 * K}")
+            a("padda [p4], m3")
+            breg = 0
+            for step in range(K // 16):
+                for g, pa in enumerate(("p3", "p4")):
+                    for r in range(4):
+                        a(f"vlda {'wl' if r % 2 == 0 else 'wh'}{4 + r // 2}, [{pa}, #{r * 2 * K}]")
+                    a(f"vshuffle x{2 * g}, x4, x5, r10")
+                    a(f"vshuffle x{2 * g + 1}, x4, x5, r11")
+                    a(f"padds [{pa}], #32")
+                ptrs = {(0, 0): "p5", (0, 1): "p6", (1, 0): "p7", (1, 1): "p1"}
+                for (par, h), ptr in ptrs.items():
+                    a(f"mov {ptr}, r22")
+                    off = (8 * par + 4 * h) * 2 * K + 32 * step
+                    if off:
+                        a(f"movxm m1, #{off}")
+                        a(f"padda [{ptr}], m1")
+                for t in range(8):
+                    q, par = t // 2, t % 2
+                    reg = 6 + ((breg + t) % 6)
+                    a(f"vlda wl{reg}, [{ptrs[(par, 0)]}, #{q * 2 * K}]")
+                    a(f"vlda wh{reg}, [{ptrs[(par, 1)]}, #{q * 2 * K}]")
+                    for g in range(2):
+                        a(f"vmac.f {accs[g][q]}, {accs[g][q]}, x{2 * g + par}, x{reg}, r9")
+                breg += 8
+            for g in range(2):
+                a("mov r24, r23")
+                if g:
+                    a(f"movxm r25, #{8 * N}")
+                    a("add r24, r24, r25")
+                a("mov p2, r24")
+                B.out_block(a, accs[g], "p2", 2 * N)
+            a("movxm r25, #32")
+            a("add r23, r23, r25")
+            a("movxm r25, #256")
+            a("add r26, r26, r25")
+            a(f"movxm r25, #{32 * K}")
+            a("add r22, r22, r25")
+            a("movxm r24, #4")
+            a("movxm r25, #5")
+        a(f"movxm r25, #{16 * K}")
+        a("add r20, r20, r25")
+        a(f"movxm r25, #{16 * N}")
+        a("add r21, r21, r25")
+    return schedule(a.text())
+
+
 GENERATORS = {
+    "linear": ref_linear,
     "conv2d": ref_conv(False),
     "depthwise_conv": ref_conv(True),
     "softmax": ref_softmax,
