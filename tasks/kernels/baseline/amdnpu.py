@@ -392,6 +392,70 @@ def gen_softmax(a: Asm, cfg, layout) -> None:
         a("padda [p1], m0")
 
 
+def norm_gamma_phase(a: Asm, layer: bool, M: int, N: int, layout, gt: int) -> None:
+    """y = z * gamma (+ beta) for z already in y: gamma as four diagonal B tiles per 16 columns
+    (built by 16-bit scalar copies into scratch at gt), 4 rows of z as A tiles, the output
+    shuffles of the gemm; beta through the accumulators' start value."""
+    # y = z * gamma (+ beta): 16 columns x 4 rows per step
+    a("movxm p3, #%d" % addr(layout, "gamma"))
+    if layer:
+        a("movxm p4, #%d" % addr(layout, "beta"))
+    a("movxm r5, #%d" % addr(layout, "y"))
+    with a.loop("r0", N // 16):
+        for n in range(16):
+            p, s2, j = n % 2, (n // 2) % 2, n // 4
+            a("lda.u16 r6, [p3], #2")
+            a(f"movxm p7, #{gt + 64 * (2 * p + s2) + 2 * (9 * j + 4 * s2)}")
+            a("st.s16 r6, [p7, #0]")
+        if layer:
+            a("vsub.16 x8, x8, x8")
+            a("vsub.16 x9, x9, x9")
+            a("vlda wl8, [p4], #32")
+            a("vshuffle x2, x8, x9, r10")
+            a("vshuffle x3, x8, x9, r11")
+            a("vshuffle x8, x2, x9, r10")   # q0
+            a("vshuffle x10, x2, x9, r11")  # q2
+            a("vshuffle x2, x3, x9, r10")   # q1
+            a("vshuffle x11, x3, x9, r11")  # q3
+            a("movxm p5, #ones_col0")
+            a("vlda wl3, [p5, #0]")
+            a("vlda wh3, [p5, #32]")
+            a(f"movxm m5, #{gt + 256}")
+            a(f"movxm p5, #{gt + 256}")
+            for reg in ("x8", "x2", "x10", "x11"):
+                a(f"vst wl{reg[1:]}, [p5], #32")
+                a(f"vst wh{reg[1:]}, [p5], #32")
+        a(f"movxm p6, #{gt}")
+        for t in range(4):
+            a(f"vlda wl{6 + t}, [p6], #32")
+            a(f"vlda wh{6 + t}, [p6], #32")
+        # tiles: x6 = (even, s0) -> q0, x7 = (even, s1) -> q2, x8 = (odd, s0) -> q1, x9 = (odd, s1) -> q3
+        a("mov p2, r5")
+        with a.loop("r1", M // 4):
+            if layer:
+                a(f"movxm p5, #{gt + 256}")
+                a("movxm p6, #ones_col0")
+                a("vlda wl11, [p6, #0]")
+                a("vlda wh11, [p6, #32]")
+                for acc in ("bml0", "bmh0", "bml1", "bmh1"):
+                    a("vlda wl10, [p5], #32")
+                    a("vlda wh10, [p5], #32")
+                    a(f"vmul.f {acc}, x11, x10, r9")
+            else:
+                a("vclr cm0")
+                a("vclr cm1")
+            a_tiles(a, "p2", 2 * N, "x2", "x3")
+            a("vmac.f bml0, bml0, x2, x6, r9")
+            a("vmac.f bml1, bml1, x2, x7, r9")
+            a("vmac.f bmh0, bmh0, x3, x8, r9")
+            a("vmac.f bmh1, bmh1, x3, x9, r9")
+            out_block(a, ("bml0", "bmh0", "bml1", "bmh1"), "p2", 2 * N)
+            a(f"movxm m2, #{8 * N}")
+            a("padda [p2], m2")
+        a("movxm r6, #32")
+        a("add r5, r5, r6")
+
+
 def gen_norm(layer: bool):
     def gen(a: Asm, cfg, layout) -> None:
         M, N = cfg["M"], cfg["N"]
@@ -500,64 +564,7 @@ def gen_norm(layer: bool):
             a(f"movxm m0, #{2 * N}")
             a("padda [p0], m0")
             a("padda [p1], m0")
-        # y = z * gamma (+ beta): 16 columns x 4 rows per step
-        a("movxm p3, #%d" % addr(layout, "gamma"))
-        if layer:
-            a("movxm p4, #%d" % addr(layout, "beta"))
-        a("movxm r5, #%d" % addr(layout, "y"))
-        with a.loop("r0", N // 16):
-            for n in range(16):
-                p, s2, j = n % 2, (n // 2) % 2, n // 4
-                a("lda.u16 r6, [p3], #2")
-                a(f"movxm p7, #{gt + 64 * (2 * p + s2) + 2 * (9 * j + 4 * s2)}")
-                a("st.s16 r6, [p7, #0]")
-            if layer:
-                a("vsub.16 x8, x8, x8")
-                a("vsub.16 x9, x9, x9")
-                a("vlda wl8, [p4], #32")
-                a("vshuffle x2, x8, x9, r10")
-                a("vshuffle x3, x8, x9, r11")
-                a("vshuffle x8, x2, x9, r10")   # q0
-                a("vshuffle x10, x2, x9, r11")  # q2
-                a("vshuffle x2, x3, x9, r10")   # q1
-                a("vshuffle x11, x3, x9, r11")  # q3
-                a("movxm p5, #ones_col0")
-                a("vlda wl3, [p5, #0]")
-                a("vlda wh3, [p5, #32]")
-                a(f"movxm m5, #{gt + 256}")
-                a(f"movxm p5, #{gt + 256}")
-                for reg in ("x8", "x2", "x10", "x11"):
-                    a(f"vst wl{reg[1:]}, [p5], #32")
-                    a(f"vst wh{reg[1:]}, [p5], #32")
-            a(f"movxm p6, #{gt}")
-            for t in range(4):
-                a(f"vlda wl{6 + t}, [p6], #32")
-                a(f"vlda wh{6 + t}, [p6], #32")
-            # tiles: x6 = (even, s0) -> q0, x7 = (even, s1) -> q2, x8 = (odd, s0) -> q1, x9 = (odd, s1) -> q3
-            a("mov p2, r5")
-            with a.loop("r1", M // 4):
-                if layer:
-                    a(f"movxm p5, #{gt + 256}")
-                    a("movxm p6, #ones_col0")
-                    a("vlda wl11, [p6, #0]")
-                    a("vlda wh11, [p6, #32]")
-                    for acc in ("bml0", "bmh0", "bml1", "bmh1"):
-                        a("vlda wl10, [p5], #32")
-                        a("vlda wh10, [p5], #32")
-                        a(f"vmul.f {acc}, x11, x10, r9")
-                else:
-                    a("vclr cm0")
-                    a("vclr cm1")
-                a_tiles(a, "p2", 2 * N, "x2", "x3")
-                a("vmac.f bml0, bml0, x2, x6, r9")
-                a("vmac.f bml1, bml1, x2, x7, r9")
-                a("vmac.f bmh0, bmh0, x3, x8, r9")
-                a("vmac.f bmh1, bmh1, x3, x9, r9")
-                out_block(a, ("bml0", "bmh0", "bml1", "bmh1"), "p2", 2 * N)
-                a(f"movxm m2, #{8 * N}")
-                a("padda [p2], m2")
-            a("movxm r6, #32")
-            a("add r5, r5, r6")
+        norm_gamma_phase(a, layer, M, N, layout, gt)
     return gen
 
 
