@@ -650,7 +650,126 @@ def ref_linear(task, cfg, layout, spec):
     return schedule(a.text())
 
 
+def ref_norm(layer: bool):
+    """The baseline's algorithm with every per-row pass unrolled over the row (rotating registers
+    and accumulators), both load units fed, and the whole kernel packed by the scheduler."""
+    def gen(task, cfg, layout, spec):
+        M, N = cfg["M"], cfg["N"]
+        assert M % 4 == 0 and N % 64 == 0 and N <= 512
+        eps = 1e-5 if layer else 1e-6
+        a = Asm()
+        a.comment(("layer_norm" if layer else "rms_norm") + " reference: unrolled row passes, then y = z * gamma (+ beta)")
+        B.setup_modes(a)
+        B.common_tables(a)
+        tw = B.tile_words
+        a.table("t_sub", tw({**{8 * i + i: 1.0 for i in range(4)}, **{8 * i + i + 4: -1.0 for i in range(4)}}))
+        a.table("t_pair", tw({**{8 * i + i: 1.0 for i in range(4)}, **{8 * i + i + 4: 1.0 for i in range(4)}}))
+        a.table("t_trace1", tw({0: 1.0, 20: 1.0, 9: 1.0, 29: 1.0}))
+        a.table("t_mean2", tw({0: 1.0 / N, 20: 1.0 / N}))
+        a.table("t_eps", tw({0: eps}))
+        a.table("ones_col0", [0x3F80 if lane % 8 == 0 else 0 for lane in range(32)])
+        gt = B.SCRATCH + 0x100
+        a("vsub.16 x4, x4, x4")
+        a(f"movxm p6, #{gt}")
+        for i in range(8):
+            a("vst wl4, [p6], #32")
+        accs = ("bml4", "bmh4", "bml5", "bmh5")
+        a("movxm p0, #%d" % addr(layout, "x"))
+        a("movxm p1, #%d" % addr(layout, "y"))
+        with a.loop("r0", M):
+            src = "p0"
+            if layer:
+                a("movxm p5, #t_pair")
+                a("vlda wl8, [p5, #0]")
+                a("vlda wh8, [p5, #32]")
+                for c in range(N // 32):
+                    r = c % 4
+                    a(f"vlda wl{r}, [p0, #{64 * c}]")
+                    a(f"vlda wh{r}, [p0, #{64 * c + 32}]")
+                    if c == 0:
+                        a(f"vmul.f bml0, x8, x{r}, r9")
+                    else:
+                        a(f"vmac.f bml0, bml0, x8, x{r}, r9")
+                a("vsub.16 x10, x10, x10")
+                B.hsum16(a, "bml0", "t_mean2")
+                a("vshuffle x7, x10, x10, r10")
+                for _ in range(4):
+                    a("vshuffle x7, x7, x7, r10")
+                for c in range(4):
+                    a(f"vmax_lt.bf16 x{c}, r16, x7, x7")
+                a("movxm p5, #t_sub")
+                a("vlda wl8, [p5, #0]")
+                a("vlda wh8, [p5, #32]")
+                for b in range(N // 16):
+                    c = b % 4
+                    a(f"vlda wl{c}, [p0, #{32 * b}]")
+                    a(f"vmul.f {accs[c]}, x8, x{c}, r9")
+                    a(f"vconv.bf16.fp32 wl{4 + c}, {accs[c]}")
+                    a(f"vst wl{4 + c}, [p1, #{32 * b}]")
+                src = "p1"
+            # sum of squares (the row as 4 x N/4)
+            a(f"mov p2, {src}")
+            a(f"mov p3, {src}")
+            a(f"movxm m3, #{N}")
+            a("padda [p3], m3")
+            for st in range(N // 64):
+                a(f"vlda wl0, [p2, #{32 * st}]")
+                a(f"vlda wh0, [p2, #{32 * st + N // 2}]")
+                a(f"vlda wl1, [p3, #{32 * st}]")
+                a(f"vlda wh1, [p3, #{32 * st + N // 2}]")
+                a("vshuffle x2, x0, x1, r10")
+                a("vshuffle x3, x0, x1, r11")
+                a("vshuffle x6, x0, x1, r12")
+                a("vshuffle x7, x0, x1, r13")
+                a("vshuffle x8, x6, x7, r14")
+                a("vshuffle x9, x6, x7, r15")
+                a("vshuffle x6, x8, x9, r24")
+                a("vshuffle x7, x8, x9, r25")
+                if st == 0:
+                    a("vmul.f bml0, x2, x6, r9")
+                else:
+                    a("vmac.f bml0, bml0, x2, x6, r9")
+                a("vmac.f bml0, bml0, x3, x7, r9")
+            a("vsub.16 x10, x10, x10")
+            a("vconv.bf16.fp32 wl10, bml0")
+            a("movxm p5, #t_trace1")
+            a("vlda wl9, [p5, #0]")
+            a("vlda wh9, [p5, #32]")
+            a("vmul.f bml3, x10, x9, r9")
+            a("movxm p5, #t_i4")
+            a("vlda wl8, [p5, #0]")
+            a("vlda wh8, [p5, #32]")
+            a("movxm p5, #t_eps")
+            a("vlda wl6, [p5, #0]")
+            a("vlda wh6, [p5, #32]")
+            a("vmul.f bml2, x8, x6, r9")
+            a("vconv.bf16.fp32 wl10, bml3")
+            a("movxm p5, #t_mean2")
+            a("vlda wl9, [p5, #0]")
+            a("vlda wh9, [p5, #32]")
+            a("vmac.f bml2, bml2, x10, x9, r9")
+            a("vconv.bf16.fp32 wl10, bml2")
+            B.to_scalar(a, "wl10")
+            B.scalar_recip(a, rsqrt=True)
+            B.diag_from_scalar(a, "r6", "x11")
+            for b in range(N // 16):
+                c = b % 4
+                a(f"vlda wl{c}, [{src}, #{32 * b}]")
+                a(f"vmul.f {accs[c]}, x11, x{c}, r9")
+                a(f"vconv.bf16.fp32 wl{4 + c}, {accs[c]}")
+                a(f"vst wl{4 + c}, [p1, #{32 * b}]")
+            a(f"movxm m0, #{2 * N}")
+            a("padda [p0], m0")
+            a("padda [p1], m0")
+        a("vsub.16 x10, x10, x10")
+        B.norm_gamma_phase(a, layer, M, N, layout, gt)
+        return schedule(a.text())
+    return gen
+
+
 GENERATORS = {
+    "rms_norm": ref_norm(False),
+    "layer_norm": ref_norm(True),
     "linear": ref_linear,
     "conv2d": ref_conv(False),
     "depthwise_conv": ref_conv(True),
