@@ -767,7 +767,78 @@ def ref_norm(layer: bool):
     return gen
 
 
+def ref_gemv(task, cfg, layout, spec):
+    """y = a @ x: the transposed tiles of x (all four columns = x) are built once into scratch;
+    then per 16 rows of y the k loop is unrolled, four A tiles pairs per k step on both load
+    units, two pointer chains per row group."""
+    M, K = cfg["M"], cfg["K"]
+    assert M % 16 == 0 and K % 16 == 0 and K // 16 * 128 <= 0xE00
+    a = Asm()
+    a.comment("gemv reference: x tiles once into scratch, unrolled k, 16 rows of y per block")
+    B.setup_modes(a)
+    xt = B.SCRATCH + 0x100
+    a("movxm p1, #%d" % addr(layout, "x"))
+    a(f"movxm p2, #{xt}")
+    for c in range(K // 16):
+        o = 4 * (c % 2)
+        a(f"vlda wl{o}, [p1, #{32 * c}]")
+        a(f"vlda wh{o}, [p1, #{32 * c}]")
+        a(f"vlda wl{o + 2}, [p1, #{32 * c}]")
+        a(f"vlda wh{o + 2}, [p1, #{32 * c}]")
+        a(f"vshuffle x8, x{o}, x{o + 2}, r12")
+        a(f"vshuffle x9, x{o}, x{o + 2}, r13")
+        a("vshuffle x10, x8, x9, r14")
+        a("vshuffle x11, x8, x9, r15")
+        a(f"vshuffle x{o + 1}, x10, x11, r24")
+        a(f"vshuffle x{o + 3}, x10, x11, r25")
+        a(f"vst wl{o + 1}, [p2], #32")
+        a(f"vst wh{o + 1}, [p2], #32")
+        a(f"vst wl{o + 3}, [p2], #32")
+        a(f"vst wh{o + 3}, [p2], #32")
+    accs = ("bml0", "bmh0", "bml1", "bmh1")
+    a("movxm p0, #%d" % addr(layout, "a"))
+    a("movxm p2, #%d" % addr(layout, "y"))
+    with a.loop("r0", M // 16):
+        a("vclr cm0")
+        a("vclr cm1")
+        a(f"movxm p6, #{xt}")
+        ptrs = []
+        for q in range(4):
+            ptr = ("p1", "p3", "p4", "p5")[q]
+            a(f"mov {ptr}, p0")
+            if q:
+                a(f"movxm m1, #{q * 8 * K}")
+                a(f"padda [{ptr}], m1")
+            ptrs.append(ptr)
+        for c in range(K // 16):
+            t = 8 + 2 * (c % 2)
+            a(f"vlda wl{t}, [p6], #32")
+            a(f"vlda wh{t}, [p6], #32")
+            a(f"vlda wl{t + 1}, [p6], #32")
+            a(f"vlda wh{t + 1}, [p6], #32")
+            for q in range(4):
+                o = 4 * (q % 2)
+                for r in range(4):
+                    a(f"vlda {'wl' if r % 2 == 0 else 'wh'}{o + r // 2}, [{ptrs[q]}, #{r * 2 * K}]")
+                a(f"vshuffle x{o + 2}, x{o}, x{o + 1}, r10")
+                a(f"vshuffle x{o + 3}, x{o}, x{o + 1}, r11")
+                a(f"padds [{ptrs[q]}], #32")
+                a(f"vmac.f {accs[q]}, {accs[q]}, x{o + 2}, x{t}, r9")
+                a(f"vmac.f {accs[q]}, {accs[q]}, x{o + 3}, x{t + 1}, r9")
+        a("vconv.bf16.fp32 wl0, bml0")
+        a("vconv.bf16.fp32 wh0, bmh0")
+        a("vconv.bf16.fp32 wl1, bml1")
+        a("vconv.bf16.fp32 wh1, bmh1")
+        a("vshuffle x2, x0, x1, r10")
+        a("vshuffle x3, x2, x2, r10")
+        a("vst wl3, [p2], #32")
+        a(f"movxm m0, #{32 * K}")
+        a("padda [p0], m0")
+    return schedule(a.text())
+
+
 GENERATORS = {
+    "gemv": ref_gemv,
     "rms_norm": ref_norm(False),
     "layer_norm": ref_norm(True),
     "linear": ref_linear,
