@@ -12,7 +12,8 @@ configuration variables in the YAML's order). The element types come from the ta
 the target: float32 throughout, or -DKC_INT8 when int8 inputs are quantised: in_t = int8 for
 them and out_t = int32 for the exact sums (coral's quantised tasks; a tensor the task keeps in
 float32 there, such as conv_block's bn and y, is declared float in the C). c/common.h holds what
-several kernels share: those element types and kc_expf (the machines have no libm).
+several kernels share: those element types and kc_expf (the machines have no libm); c/matmul.h
+the register-tiled matrix product of ffn and swiglu.
 
 The .s files are clang's output exactly as it comes (-S), after a header of comment lines giving
 the command, the compiler's version and this script's name. Nothing is stripped: the targets'

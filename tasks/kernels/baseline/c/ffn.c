@@ -1,42 +1,14 @@
 /* ffn: y[M, H] = silu(x[M, H] @ w1[H, F]) @ w2[F, H], silu(z) = z / (1 + exp(-z)), float32.
  * Four rows of x at a time: h[4, F] = x[rows] @ w1, silu in place, y[rows] = h @ w2; leftover
- * rows one at a time. Both products are register-tiled in the C (mm_tile: an R x C block of the
- * result summed in locals over the whole k range, R <= 4 rows by C <= 4 columns, constants at each
- * call so the compiler keeps the block in registers), as a C programmer writes a matrix product
- * that must run within the evaluator's step budget (16.8 M multiply-adds at C5: the plain
- * loop-order version takes 7 instructions a multiply-add, past the 50 M-step budget).
+ * rows one at a time. Both products are register-tiled in the C (matmul.h: mm_tile sums an R x C
+ * block of the result in locals over the whole k range, R <= 4 rows by C <= 4 columns, constants
+ * at each call so the compiler keeps the block in registers), as a C programmer writes a matrix
+ * product that must run within the evaluator's step budget (16.8 M multiply-adds at C5: the
+ * plain loop-order version takes 7 instructions a multiply-add, past the 50 M-step budget).
  * h is a stack array (4 * F floats). exp is kc_expf (common.h): the targets have no libm.
  * Baseline kernel compiled by tasks/kernels/baseline/compile_c.py. */
 #include "common.h"  /* kc_expf */
-
-/* c[r, j0 + c] = sum over k < K of a[r * lda + k] * b[k * ldb + j0 + c], r < R, c < C */
-static inline __attribute__((always_inline)) void mm_tile(const float *restrict a, int lda,
-        const float *restrict b, int ldb, float *restrict c, int ldc, int K, int R, int C)
-{
-    float acc[4][4] = {{0.0f}};
-    for (int k = 0; k < K; k++) {
-        const float *bk = b + k * ldb;
-        for (int r = 0; r < R; r++) {
-            float ark = a[r * lda + k];
-            for (int j = 0; j < C; j++)
-                acc[r][j] += ark * bk[j];
-        }
-    }
-    for (int r = 0; r < R; r++)
-        for (int j = 0; j < C; j++)
-            c[r * ldc + j] = acc[r][j];
-}
-
-/* c[R, N] = a[R, K] @ b[K, N] (row strides lda, N, ldc), R = 4 or 1 */
-static inline __attribute__((always_inline)) void mm_rows(const float *restrict a, int lda,
-        const float *restrict b, float *restrict c, int ldc, int K, int N, int R)
-{
-    int j = 0;
-    for (; j + 4 <= N; j += 4)
-        mm_tile(a, lda, b + j, N, c + j, ldc, K, R, 4);
-    for (; j < N; j++)
-        mm_tile(a, lda, b + j, N, c + j, ldc, K, R, 1);
-}
+#include "matmul.h"  /* mm_rows: register-tiled c = a @ b */
 
 static inline __attribute__((always_inline)) void ffn_rows(const float *restrict x, const float *restrict w1,
         const float *restrict w2, float *restrict y, float *restrict h, int H, int F, int R)
