@@ -24,7 +24,7 @@ def records(tmp_path):
 
 
 # ---- the whole loop ----------------------------------------------------------------------------------
-@pytest.mark.parametrize("target,task", [("boom", "relu"), ("coral", "gemm"), ("plena", "softmax")])
+@pytest.mark.parametrize("target,task", [("boom", "relu"), ("coral", "gemm"), ("plena", "softmax"), ("amdnpu", "relu")])
 def test_scripted_reference_plays_a_session_to_success(tmp_path, target, task):
     summary = A.run(settings(tmp_path, target=target, task=task))
     recs = records(tmp_path)
