@@ -102,9 +102,6 @@ def addr(layout, name: str) -> int:
     return layout.placements[name].address
 
 
-MODE_REGS = "    movxm r10, #2\n"  # unused helper marker
-
-
 def setup_modes(a: Asm) -> None:
     """Scalar registers holding the vshuffle modes and the MAC configuration words."""
     a("movxm r10, #2")    # de-interleave 16-bit, low
@@ -392,6 +389,24 @@ def gen_softmax(a: Asm, cfg, layout) -> None:
         a("padda [p1], m0")
 
 
+def norm_setup(a: Asm, N: int, eps: float) -> int:
+    """Modes, tables and the zeroed gamma-tile scratch of the norm kernels; returns its address."""
+    setup_modes(a)
+    common_tables(a)
+    a.table("t_sub", tile_words({**{8 * i + i: 1.0 for i in range(4)}, **{8 * i + i + 4: -1.0 for i in range(4)}}))
+    a.table("t_pair", tile_words({**{8 * i + i: 1.0 for i in range(4)}, **{8 * i + i + 4: 1.0 for i in range(4)}}))
+    a.table("t_trace1", tile_words({0: 1.0, 20: 1.0, 9: 1.0, 29: 1.0}))
+    a.table("t_mean2", tile_words({0: 1.0 / N, 20: 1.0 / N}))
+    a.table("t_eps", tile_words({0: eps}))
+    a.table("ones_col0", [0x3F80 if lane % 8 == 0 else 0 for lane in range(32)])
+    gt = SCRATCH + 0x100  # four gamma tiles (64 bytes each)
+    a("vsub.16 x4, x4, x4")
+    a(f"movxm p6, #{gt}")
+    for _ in range(8):
+        a("vst wl4, [p6], #32")
+    return gt
+
+
 def norm_gamma_phase(a: Asm, layer: bool, M: int, N: int, layout, gt: int) -> None:
     """y = z * gamma (+ beta) for z already in y: gamma as four diagonal B tiles per 16 columns
     (built by 16-bit scalar copies into scratch at gt), 4 rows of z as A tiles, the output
@@ -464,19 +479,7 @@ def gen_norm(layer: bool):
         a.comment(("layer_norm" if layer else "rms_norm") + ": per row, sums by MACs in fp32; sum of squares as the trace")
         a.comment("of T x T^T for the row viewed as 4 x N/4 (A tile and transposed tile of the same loads);")
         a.comment("1/sqrt by a 256-entry mantissa/exponent-parity table; gamma as diagonal B tiles (4 rows at a time)")
-        setup_modes(a)
-        common_tables(a)
-        a.table("t_sub", tile_words({**{8 * i + i: 1.0 for i in range(4)}, **{8 * i + i + 4: -1.0 for i in range(4)}}))
-        a.table("t_pair", tile_words({**{8 * i + i: 1.0 for i in range(4)}, **{8 * i + i + 4: 1.0 for i in range(4)}}))
-        a.table("t_trace1", tile_words({0: 1.0, 20: 1.0, 9: 1.0, 29: 1.0}))
-        a.table("t_mean2", tile_words({0: 1.0 / N, 20: 1.0 / N}))
-        a.table("t_eps", tile_words({0: eps}))
-        a.table("ones_col0", [0x3F80 if lane % 8 == 0 else 0 for lane in range(32)])
-        gt = SCRATCH + 0x100  # four gamma tiles (64 bytes each)
-        a("vsub.16 x4, x4, x4")
-        a(f"movxm p6, #{gt}")
-        for i in range(8):
-            a(f"vst wl4, [p6], #32")
+        gt = norm_setup(a, N, eps)
         a("vsub.16 x5, x5, x5")
         a("vsub.16 x10, x10, x10")
         a("movxm p0, #%d" % addr(layout, "x"))

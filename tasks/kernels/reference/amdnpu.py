@@ -78,12 +78,9 @@ class _Op:
         ops = _split_operands(rest)
         reads, writes = set(), set()
         postmod = False
-        for i, o in enumerate(ops):
+        for o in ops:
             if o.startswith("["):
-                ptr = _REG.findall(o)
-                reads |= set(ptr)
-                if i + 1 < len(ops) and not o.endswith("]") is False and "," not in o:
-                    pass
+                reads |= set(_REG.findall(o))
         # post-modify: "[p], #imm" or "[p], m" (a bracket holding only the pointer, followed by more)
         for i, o in enumerate(ops):
             if o.startswith("[") and "," not in o and i + 1 < len(ops):
@@ -140,8 +137,7 @@ def _vldb_ok(op: _Op) -> bool:
 
 def _schedule_block(ops: list[_Op]) -> list[list[_Op]]:
     bundles: list[dict[str, _Op]] = []
-    ready_at: dict[str, int] = {}  # register unit -> (bundle index of its last writer, the op)
-    last_writer: dict[str, tuple[int, _Op]] = {}
+    last_writer: dict[str, tuple[int, _Op]] = {}  # register unit -> (bundle of its last writer, the op)
     last_read: dict[str, int] = {}
     last_store = -1
     last_mem = -1
@@ -254,6 +250,25 @@ def ref_relu(task, cfg, layout, spec):
     return schedule(a.text())
 
 
+def hinge_group(a: Asm, pairs: int, accs) -> None:
+    """accs[g] = f(block g) for the 16-element blocks in x0..x3 (both halves): each pair's knot
+    vector and coefficient tile loaded once (p5 / p6 walk the table, rotating over x4..x9) and
+    applied to the four blocks (hinges in x10, x11)."""
+    for p in range(pairs):
+        t, c = 4 + 2 * (p % 3), 5 + 2 * (p % 3)
+        a(f"vlda wl{t}, [p5], #32")
+        a(f"vlda wh{t}, [p5], #96")
+        a(f"vlda wl{c}, [p6], #32")
+        a(f"vlda wh{c}, [p6], #96")
+        for g in range(4):
+            h = 10 + g % 2
+            a(f"vmax_lt.bf16 x{h}, r16, x{g}, x{t}")
+            if p == 0:
+                a(f"vmul.f {accs[g]}, x{c}, x{h}, r9")
+            else:
+                a(f"vmac.f {accs[g]}, {accs[g]}, x{c}, x{h}, r9")
+
+
 def ref_unary_pwl(fn):
     """Four 16-element blocks per iteration share each pair's knot vector and coefficient tile
     (loaded once into alternating registers), so the MAC unit runs back to back."""
@@ -278,19 +293,7 @@ def ref_unary_pwl(fn):
             a("padda [p0], #128")
             a("mov p5, r20")
             a("mov p6, r21")
-            for p in range(pairs):
-                t, c = 4 + 2 * (p % 3), 5 + 2 * (p % 3)
-                a(f"vlda wl{t}, [p5], #32")
-                a(f"vlda wh{t}, [p5], #96")
-                a(f"vlda wl{c}, [p6], #32")
-                a(f"vlda wh{c}, [p6], #96")
-                for g in range(4):
-                    h = 10 + g % 2
-                    a(f"vmax_lt.bf16 x{h}, r16, x{g}, x{t}")
-                    if p == 0:
-                        a(f"vmul.f {accs[g]}, x{c}, x{h}, r9")
-                    else:
-                        a(f"vmac.f {accs[g]}, {accs[g]}, x{c}, x{h}, r9")
+            hinge_group(a, pairs, accs)
             for g in range(4):
                 a(f"vconv.bf16.fp32 wl{g}, {accs[g]}")
                 a(f"vst wl{g}, [p1], #32")
@@ -475,19 +478,7 @@ def ref_softmax(task, cfg, layout, spec):
                 a(f"vconv.bf16.fp32 wh{g}, {daccs[g]}")
             a("mov p5, r20")
             a("mov p6, r21")
-            for p in range(pairs):
-                t, c = 4 + 2 * (p % 3), 5 + 2 * (p % 3)
-                a(f"vlda wl{t}, [p5], #32")
-                a(f"vlda wh{t}, [p5], #96")
-                a(f"vlda wl{c}, [p6], #32")
-                a(f"vlda wh{c}, [p6], #96")
-                for g in range(4):
-                    h = 10 + g % 2
-                    a(f"vmax_lt.bf16 x{h}, r16, x{g}, x{t}")
-                    if p == 0:
-                        a(f"vmul.f {accs[g]}, x{c}, x{h}, r9")
-                    else:
-                        a(f"vmac.f {accs[g]}, {accs[g]}, x{c}, x{h}, r9")
+            hinge_group(a, pairs, accs)
             a("movxm p6, #t_i4")
             a("vlda wl4, [p6, #0]")
             a("vlda wh4, [p6, #32]")
@@ -663,20 +654,7 @@ def ref_norm(layer: bool):
         eps = 1e-5 if layer else 1e-6
         a = Asm()
         a.comment(("layer_norm" if layer else "rms_norm") + " reference: unrolled row passes, then y = z * gamma (+ beta)")
-        B.setup_modes(a)
-        B.common_tables(a)
-        tw = B.tile_words
-        a.table("t_sub", tw({**{8 * i + i: 1.0 for i in range(4)}, **{8 * i + i + 4: -1.0 for i in range(4)}}))
-        a.table("t_pair", tw({**{8 * i + i: 1.0 for i in range(4)}, **{8 * i + i + 4: 1.0 for i in range(4)}}))
-        a.table("t_trace1", tw({0: 1.0, 20: 1.0, 9: 1.0, 29: 1.0}))
-        a.table("t_mean2", tw({0: 1.0 / N, 20: 1.0 / N}))
-        a.table("t_eps", tw({0: eps}))
-        a.table("ones_col0", [0x3F80 if lane % 8 == 0 else 0 for lane in range(32)])
-        gt = B.SCRATCH + 0x100
-        a("vsub.16 x4, x4, x4")
-        a(f"movxm p6, #{gt}")
-        for i in range(8):
-            a("vst wl4, [p6], #32")
+        gt = B.norm_setup(a, N, eps)
         accs = ("bml4", "bmh4", "bml5", "bmh5")
         a("movxm p0, #%d" % addr(layout, "x"))
         a("movxm p1, #%d" % addr(layout, "y"))
