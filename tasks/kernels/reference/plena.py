@@ -632,6 +632,58 @@ def attention(p: Prog, task: str) -> None:
                   "S_ADDI_INT gp3, gp3, 1")
 
 
+def slice_mm(p: Prog, A, r0: int, nrows: int, K: int, w, N: int, C, c_r0: int, mem, accumulate: bool = False,
+             split=None) -> None:
+    """C[c_r0.., :N] (=, or += with accumulate) A[r0..r0+nrows, :K] @ w on M_BMV (M_BTMV for a transposed w)
+    without masked copies: per row and 64 x 64 tile, slice s of the tile meets the whole row in all four
+    heads and only head s is kept: one M_BMV and one M_BMV_WO per slice (the write-outs of slice s go to
+    their own four rows, so head s of each survives), then the four kept rows are summed into the output.
+    Tiles stream through matrix SRAM, prefetched two ahead. split: a second operand (K = 64) added."""
+    op = "M_BTMV" if w.trans else "M_BMV"
+    kt_n, nt_n = K // 64, -(-N // 64)
+    top = mem.top
+    wo = mem.take(16 * 64)
+    tiles = [(w, kt, nt) for nt in range(nt_n) for kt in range(kt_n)]
+    if split is not None:
+        assert K == 64
+        tiles = [t for nt in range(nt_n) for t in ((w, 0, nt), (split, 0, nt))]
+
+    def prefetch(i):
+        ww, kt, nt = tiles[i]
+        p.li("gp1", (i % 4) * p.TILE)
+        p.li("gp2", ww.tile(kt, nt))
+        p(f"H_PREFETCH_M gp1, gp2, {ww.a}, 1, 0")
+
+    p.scale_stride(w.n, w.ld)
+    for i in range(min(2, len(tiles))):
+        prefetch(i)
+    for s, reg in zip((1, 2, 3), ("gp3", "gp4", "gp5")):
+        p.li(reg, 16 * s if w.trans else 1024 * s)
+    dst = ["gp8", "gp14", "gp15", "gp2"]        # write-out of slice s: rows wo + 256 s ..
+    keep = ["gp8", "gp10", "gp11", "gp13"]      # its head s: row wo + 320 s
+    for i, (ww, kt, nt) in enumerate(tiles):
+        if i + 2 < len(tiles):
+            prefetch(i + 2)
+        p.li("gp1", (i % 4) * p.TILE)
+        for s in range(4):
+            p.li(dst[s], wo + 256 * s)
+        for s in (1, 2, 3):
+            p.li(keep[s], wo + 320 * s)
+        p.li("gp6", A.at(r0, kt))
+        p.li("gp9", C.at(c_r0, nt))
+        add = accumulate or (kt > 0 if split is None else ww is split)
+        with p.loop("gp12", nrows):
+            for s in range(4):
+                p(f"{op} {'gp0' if s == 0 else ['gp3', 'gp4', 'gp5'][s - 1]}, gp1, gp6", f"M_BMV_WO {dst[s]}, 0")
+            p("V_ADD_VV gp8, gp8, gp10", "V_ADD_VV gp11, gp11, gp13")
+            if add:
+                p("V_ADD_VV gp8, gp8, gp11", "V_ADD_VV gp9, gp9, gp8")
+            else:
+                p("V_ADD_VV gp9, gp8, gp11")
+            p("S_ADDI_INT gp6, gp6, 64", "S_ADDI_INT gp9, gp9, 64")
+    mem.top = top
+
+
 def bmm_mm(p: Prog, A, r0: int, nrows: int, K: int, w, N: int, C, c_r0: int, mem, masks: list[int],
            accumulate: bool = False) -> None:
     """C[c_r0.., :N] (=, or += with accumulate) A[r0..r0+nrows, :K] @ w for up to 64 rows on M_BMM (M_BTMM
@@ -719,9 +771,19 @@ def ffn(p: Prog, task: str) -> None:
     (bmm_mm if long_k else bmv_mm)(p, G, 0, M, F, W(p, last), H, X, 0, mem, masks)
 
 
-def use_bmv(p: Prog) -> None:
+def use_bmv(p: Prog, slices: bool = False) -> None:
     """Route the composite templates' products through bmv_mm (the masks live in the last 5 rows of vector
-    SRAM, kept out of the templates' allocator); the partial-column products keep the baseline's M_MM."""
+    SRAM, kept out of the templates' allocator), or with slices through slice_mm; the partial-column
+    products keep the baseline's M_MM."""
+    if slices:
+        def matmul(p, A, r0, nrows, K, w, N, C, c_r0, tmp=None, accumulate=False, src_col=0, ncols=64,
+                   dst_col=0, slot=0, a_chunk0=0, split=None):
+            if src_col or ncols != 64 or dst_col or a_chunk0:
+                return _base.mm(p, A, r0, nrows, K, w, N, C, c_r0, tmp, accumulate, src_col, ncols, dst_col,
+                                slot, a_chunk0, split)
+            slice_mm(p, A, r0, nrows, K, w, N, C, c_r0, p.vmem, accumulate=accumulate, split=split)
+        p.matmul = matmul
+        return
     p.vend -= 5 * 64
     masks = seg_masks(p, p.vend)
 
@@ -734,9 +796,9 @@ def use_bmv(p: Prog) -> None:
     p.matmul = matmul
 
 
-def composite(fn):
+def composite(fn, slices=False):
     def run(p: Prog, task: str) -> None:
-        use_bmv(p)
+        use_bmv(p, slices)
         fn(p, task)
     return run
 
@@ -744,5 +806,5 @@ def composite(fn):
 TEMPLATES["rope"] = rope
 TEMPLATES.update({name: composite(_base.TEMPLATES[name]) for name in ("decoder_block_llama", "decoder_block_t5")})
 TEMPLATES.update({"ffn": ffn, "swiglu": ffn})
-TEMPLATES.update({name: composite(attention) for name in
+TEMPLATES.update({name: composite(attention, slices=True) for name in
                   ("scaled_dot_product", "flash_attention", "mha", "gqa", "mqa")})
