@@ -631,28 +631,34 @@ def gen_conv(depthwise: bool, rename: bool = False):
                 a("vclr cm1")
                 a(f"movxm p4, #{tiles}")
                 a("mov p2, r21")
-                with a.loop("r2", CI):
-                    a("mov p5, p2")
-                    for kh in range(3):
-                        xa, xs, xb = (3 * kh, 3 * kh + 1, 3 * kh + 2) if rename else (0, 1, 2)
-                        sa = 2 + kh if rename else 2
-                        if rename:
-                            a(f"vlda wl{xa}, [p5, #{2 * W * kh}]")
-                            a(f"vlda wh{xa}, [p5, #{2 * W * kh + 32}]")
-                        else:
-                            a(f"vlda wl{xa}, [p5, #0]")
-                            a(f"vlda wh{xa}, [p5, #32]")
-                            a(f"movxm m6, #{2 * W}")
-                            a("padda [p5], m6")
-                        a(f"vmul.f bml{sa}, x10, x{xa}, r9")
-                        a(f"vmul.f bmh{sa}, x11, x{xa}, r9")
-                        a(f"vconv.bf16.fp32 wl{xs}, bml{sa}")
-                        a(f"vconv.bf16.fp32 wh{xs}, bmh{sa}")
-                        a(f"vlda wl{xb}, [p4], #32")
-                        a(f"vlda wh{xb}, [p4], #32")
-                        a(f"vmac.f bml0, bml0, x{xa}, x{xb}, r9")
-                        a(f"vmac.f bml1, bml1, x{xs}, x{xb}, r9")
-                    a(f"movxm m6, #{2 * H * W}")
+                U = 2 if rename and CI % 2 == 0 else 1  # input channels per iteration
+                with a.loop("r2", CI // U):
+                    for u in range(U):
+                        ptr = ("p5", "p0")[u]
+                        a(f"mov {ptr}, p2")
+                        if u:
+                            a(f"movxm m6, #{2 * H * W}")
+                            a(f"padda [{ptr}], m6")
+                        for kh in range(3):
+                            xa, xs, xb = (3 * kh, 3 * kh + 1, 3 * kh + 2) if rename else (0, 1, 2)
+                            sa = 2 + kh + 3 * u if rename else 2
+                            if rename:
+                                a(f"vlda wl{xa}, [{ptr}, #{2 * W * kh}]")
+                                a(f"vlda wh{xa}, [{ptr}, #{2 * W * kh + 32}]")
+                            else:
+                                a(f"vlda wl{xa}, [p5, #0]")
+                                a(f"vlda wh{xa}, [p5, #32]")
+                                a(f"movxm m6, #{2 * W}")
+                                a("padda [p5], m6")
+                            a(f"vmul.f bml{sa}, x10, x{xa}, r9")
+                            a(f"vmul.f bmh{sa}, x11, x{xa}, r9")
+                            a(f"vconv.bf16.fp32 wl{xs}, bml{sa}")
+                            a(f"vconv.bf16.fp32 wh{xs}, bmh{sa}")
+                            a(f"vlda wl{xb}, [p4], #32")
+                            a(f"vlda wh{xb}, [p4], #32")
+                            a(f"vmac.f bml0, bml0, x{xa}, x{xb}, r9")
+                            a(f"vmac.f bml1, bml1, x{xs}, x{xb}, r9")
+                    a(f"movxm m6, #{2 * H * W * U}")
                     a("padda [p2], m6")
                 a("vconv.bf16.fp32 wl4, bml0")
                 a("vconv.bf16.fp32 wl5, bml1")
@@ -662,7 +668,18 @@ def gen_conv(depthwise: bool, rename: bool = False):
                 a(f"movxm p6, #{stage}")
                 a(f"movxm p7, #{stage + 32}")
                 regs = []
-                for pos in range(32):
+                if rename:  # two outputs per 32-bit word (OW is even, so the pairs are aligned)
+                    for pos in range(0, 32, 2):
+                        src = "p6" if pos % 8 < 4 else "p7"
+                        reg = ("r3", "r4", "r5", "r6", "r7", "r8", "r28", "r29")[len(regs)]
+                        a(f"lda {reg}, [{src}], #4")
+                        if pos % W < OW:
+                            regs.append(reg)
+                        if len(regs) == 8 or (pos == 30 and regs):
+                            for rr in regs:
+                                a(f"st {rr}, [p1], #4")
+                            regs = []
+                for pos in range(32 if not rename else 0):
                     src = "p6" if pos % 8 < 4 else "p7"
                     reg = ("r3", "r4", "r5", "r6", "r7", "r8", "r28", "r29")[len(regs)]
                     a(f"lda.u16 {reg}, [{src}], #2")
