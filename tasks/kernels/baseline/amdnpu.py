@@ -133,8 +133,8 @@ def gen_relu(a: Asm, cfg, layout) -> None:
 # ---- piecewise-linear transcendental functions ------------------------------------------------------
 _erf = np.vectorize(math.erf)
 FUNCS = {
-    "silu": (lambda x: x / (1.0 + np.exp(-x)), -9.0, 9.0, (0.006, 0.0), 1.0),
-    "gelu": (lambda x: 0.5 * x * (1.0 + _erf(x / math.sqrt(2.0))), -4.5, 4.5, (0.006, 0.0), 1.0),
+    "silu": (lambda x: x / (1.0 + np.exp(-x)), -9.0, 9.0, (0.01, 0.0), 1.0),
+    "gelu": (lambda x: 0.5 * x * (1.0 + _erf(x / math.sqrt(2.0))), -4.5, 4.5, (0.01, 0.0), 1.0),
     # exp (softmax, inputs <= 0): relative accuracy, because a row's sum adds up the errors
     "exp": (np.exp, -16.0, 0.0, (5e-5, 0.01), 0.0),
 }
