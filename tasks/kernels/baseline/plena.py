@@ -28,6 +28,7 @@ class Prog:
         self.matmul = mm   # the product the composite templates use (the reference kernels swap in their own)
         self.vend = P["VSRAM_ROWS"] * self.VLEN   # end of the vector SRAM the composite templates allocate from
         self.vmem = None
+        self.rope_rot = None
 
     def __call__(self, *lines: str) -> None:
         self.lines.extend(lines)
@@ -716,8 +717,11 @@ def decoder(p: Prog, task: str) -> None:
             return
         for h in range(NH):
             R = Img(rot.at(0, h), RB)
-            p.matmul(p, Hb, 0, RB, H, wq(i, h * 64 + 32), 64, R, 0, ncols=32)
-            p.matmul(p, Hb, 0, RB, H, wq(i, h * 64), 64, R, 0, ncols=32, dst_col=32)
+            if p.rope_rot is not None:   # the reference kernels' own way
+                p.rope_rot(p, Hb, RB, H, i, h, R)
+            else:
+                p.matmul(p, Hb, 0, RB, H, wq(i, h * 64 + 32), 64, R, 0, ncols=32)
+                p.matmul(p, Hb, 0, RB, H, wq(i, h * 64), 64, R, 0, ncols=32, dst_col=32)
             rows_op(p, "V_MUL_VV", out.at(0, h), C2, RB)
             rows_op(p, "V_MUL_VV", R.addr, S2, RB)
             rows_op(p, "V_ADD_VV", out.at(0, h), R.addr, RB)

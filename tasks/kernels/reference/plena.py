@@ -792,15 +792,37 @@ def use_bmv(p: Prog, slices: bool = False) -> None:
         if src_col or ncols != 64 or dst_col or a_chunk0:
             return _base.mm(p, A, r0, nrows, K, w, N, C, c_r0, tmp, accumulate, src_col, ncols, dst_col, slot,
                             a_chunk0, split)
-        bmv_mm(p, A, r0, nrows, K, w, N, C, c_r0, p.vmem, masks, accumulate=accumulate, split=split)
+        if split is not None or K == 64:   # short products (attention): no masked copies
+            slice_mm(p, A, r0, nrows, K, w, N, C, c_r0, p.vmem, accumulate=accumulate, split=split)
+        else:
+            bmv_mm(p, A, r0, nrows, K, w, N, C, c_r0, p.vmem, masks, accumulate=accumulate, split=split)
     p.matmul = matmul
 
 
 def composite(fn, slices=False):
     def run(p: Prog, task: str) -> None:
         use_bmv(p, slices)
+        if task == "decoder_block_llama":
+            p.rope_rot = rope_rot
         fn(p, task)
     return run
+
+
+def rope_rot(p: Prog, Hb, RB: int, H: int, i: int, h: int, R) -> None:
+    """R = h Wi with head h's column halves swapped, on full-width products: the weight tile 32 columns on
+    gives lanes 0..31, the tile 32 columns back (from a7, pointed 32 elements before wqkvo) lanes 32..63,
+    merged under V_MASK."""
+    b = _base
+    if not getattr(p, "_a7_wqkvo", None):
+        p._a7_wqkvo = b.shifted_areg(p, "wqkvo", "a7")
+    mem = p.vmem
+    top = mem.top
+    T = Img(mem.take(RB * 64), RB)
+    p.matmul(p, Hb, 0, RB, H, W(p, "wqkvo", i * H * H + h * 64 + 32, H), 64, R, 0)
+    p.matmul(p, Hb, 0, RB, H, W(p, None, i * H * H + h * 64, H, a="a7", n=p._a7_wqkvo), 64, T, 0)
+    b.set_mask(p, b.HI)
+    b.rows_copy(p, R.addr, T.addr, RB, masked=True)
+    mem.top = top
 
 
 TEMPLATES["rope"] = rope
