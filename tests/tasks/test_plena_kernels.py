@@ -1,12 +1,13 @@
 """PLENA's baseline (tasks/kernels/baseline/plena.py) and reference (tasks/kernels/reference/plena.py)
-kernels: both correct at every configuration of every PLENA task, the reference never slower."""
+generators: both answer every Level-1 PLENA item and nothing else (tests/tasks/test_solvability.py
+evaluates them)."""
 from __future__ import annotations
 
 import pytest
 
 import isadl
 from kcgen import kernels, taskspec
-from kcgen.evaluation import evaluate, layout_for
+from kcgen.evaluation import layout_for
 from kcgen.paths import REPO
 
 PLENA_TASKS = [t.name for t in taskspec.all_tasks() if "plena" in t.targets and t.level == 1]
@@ -18,23 +19,15 @@ def spec():
 
 
 @pytest.mark.parametrize("name", PLENA_TASKS)
-def test_baseline_and_reference_are_correct_and_the_reference_is_not_slower(spec, name):
+def test_every_level1_task_has_both_kernels_at_every_config(spec, name):
+    """Their correctness, speed order and roofline: tests/tasks/test_solvability.py."""
     task = taskspec.find(name)
-    problems = []
     for config in taskspec.CONFIGS:
         lay = layout_for(spec, task, "plena", config)
-        cycles = {}
         for kind in kernels.KINDS:
             k = kernels.find(kind, spec, task, "plena", config, lay)
             assert k is not None, f"{name} {config}: no {kind} kernel"
-            r = evaluate(k.text, spec, task, "plena", config, trials=2, seed=2026, layout=lay, path=str(k.origin))
-            if not r.correct:
-                problems.append(f"{config} {kind}: {r.summary()[:300]}")
-            cycles[kind] = r.cycles
-        if cycles["reference"] is not None and cycles["baseline"] is not None and \
-                cycles["reference"] > cycles["baseline"]:
-            problems.append(f"{config}: reference {cycles['reference']} cycles > baseline {cycles['baseline']}")
-    assert not problems, f"{name} on plena:\n" + "\n".join(problems)
+            assert k.text.startswith(";"), f"{name} {config} {kind}: a generated kernel starts with its header"
 
 
 def test_generators_answer_none_for_tasks_without_a_template(spec):

@@ -1,6 +1,7 @@
 """The hand-written reference kernels of the RISC-V targets (tasks/kernels/reference/{coral,boom}/*.s)
-are correct at every configuration of every Level-1 task they cover, and are real kernels: one
-config-independent file per item (sizes come from the argument registers), ending with `ret`.
+are real kernels: one described, config-independent file per item (sizes come from the argument
+registers), ending with `ret`, correct also at sizes off the configurations' grid (their correctness
+at every configuration is tests/tasks/test_solvability.py's).
 
 Per (target, task): all five configurations, two trials each with a fixed seed (value profiles
 normal and uniform), so a failure reproduces with
@@ -31,7 +32,8 @@ def isa(target):
 
 
 @pytest.mark.parametrize("target,name", ITEMS, ids=[f"{t}-{n}" for t, n in ITEMS])
-def test_reference_kernel_is_correct_at_every_config(target, name):
+def test_reference_kernel_is_one_described_file_for_every_config(target, name):
+    """Their correctness at every configuration: tests/tasks/test_solvability.py."""
     spec, task = isa(target), taskspec.find(name)
     assert target in task.targets
     path = KERNELS / target / f"{name}.s"
@@ -39,16 +41,9 @@ def test_reference_kernel_is_correct_at_every_config(target, name):
     text = path.read_text(encoding="utf-8")
     assert text.startswith("#"), "the kernel starts with its description"
     assert "ret" in text.split()
-    problems = []
     for config in taskspec.CONFIGS:
-        lay = layout_for(spec, task, target, config)
-        kernel = kernels.find("reference", spec, task, target, config, lay)
-        assert kernel is not None and kernel.origin == path
-        r = evaluate(kernel.text, spec, task, target, config, trials=2, seed=2026, layout=lay,
-                     path=str(path))
-        if not r.correct:
-            problems.append(f"{config}: {r.summary()[:400]}")
-    assert not problems, f"reference {name} on {target}:\n" + "\n".join(problems)
+        kernel = kernels.find("reference", spec, task, target, config, layout_for(spec, task, target, config))
+        assert kernel is not None and kernel.origin == path and kernel.text == text
 
 
 # Sizes off the configurations' grid reach the kernels' general paths (tails, non-3x3 taps), which
