@@ -13,6 +13,9 @@ What changes against the baseline:
   unroll-and-schedule): element-wise kernels keep their constants (knot vectors, hinge
   coefficients) in registers instead of reloading them, matrix kernels reuse operand tiles across
   a register block of accumulators.
+* gemm, batch_matmul and linear rearrange their B / w operand in place (inside the input region)
+  into MAC tiles once, the work a DMA would do on the real tile, so that the main loop needs no
+  shuffles for it; gemv keeps the tiles of x in the scratch region.
 * Numerics are the baseline's (the same piecewise-linear transcendental functions, the same
   fp32 accumulation), so the reference is exactly as accurate.
 """
