@@ -74,6 +74,15 @@ def _split_operands(text: str) -> list[str]:
 
 class _Op:
     def __init__(self, text: str):
+        # an optional memory tag "// @array" or "// @array:lo:hi" (byte range relative to a base the
+        # generator keeps fixed in the block): tagged accesses to different arrays or disjoint ranges
+        # may be reordered; untagged ones keep their order against every other access
+        text, _, tag = text.partition("//")
+        self.mem = None
+        tag = tag.strip()
+        if tag.startswith("@"):
+            parts = tag[1:].split(":")
+            self.mem = (parts[0], int(parts[1]), int(parts[2])) if len(parts) == 3 else (parts[0], None, None)
         self.text = text.strip()
         mn, _, rest = self.text.partition(" ")
         self.mn = mn
@@ -138,12 +147,27 @@ def _vldb_ok(op: _Op) -> bool:
     return True
 
 
+def tag(array: str, lo: int, size: int = 32) -> str:
+    """The memory tag of a vector access (see _Op)."""
+    return f" // @{array}:{lo}:{lo + size}"
+
+
+def _conflict(a: _Op, b: _Op) -> bool:
+    if a.mem is None or b.mem is None:
+        return True
+    if a.mem[0] != b.mem[0]:
+        return False
+    if a.mem[1] is None or b.mem[1] is None:
+        return True
+    return a.mem[1] < b.mem[2] and b.mem[1] < a.mem[2]
+
+
 def _schedule_block(ops: list[_Op]) -> list[list[_Op]]:
     bundles: list[dict[str, _Op]] = []
     last_writer: dict[str, tuple[int, _Op]] = {}  # register unit -> (bundle of its last writer, the op)
     last_read: dict[str, int] = {}
-    last_store = -1
-    last_mem = -1
+    stores: list[tuple[int, _Op]] = []
+    accesses: list[tuple[int, _Op]] = []
     for op in ops:
         earliest = 0
         for r in op.reads | op.acc_in:
@@ -156,9 +180,9 @@ def _schedule_block(ops: list[_Op]) -> list[list[_Op]]:
             if r in last_writer:
                 earliest = max(earliest, last_writer[r][0] + 1)
         if op.load:
-            earliest = max(earliest, last_store + 1)
+            earliest = max([earliest] + [b + 1 for b, o in stores if _conflict(o, op)])
         if op.store:
-            earliest = max(earliest, last_mem + 1)
+            earliest = max([earliest] + [b + 1 for b, o in accesses if _conflict(o, op)])
         b = earliest
         while True:
             while b >= len(bundles):
@@ -185,9 +209,9 @@ def _schedule_block(ops: list[_Op]) -> list[list[_Op]]:
         for r in op.reads | op.acc_in:
             last_read[r] = max(last_read.get(r, -1), b)
         if op.store:
-            last_store = max(last_store, b)
+            stores.append((b, op))
         if op.load or op.store:
-            last_mem = max(last_mem, b)
+            accesses.append((b, op))
     return [list(s.values()) for s in bundles if s]
 
 
@@ -210,7 +234,7 @@ def schedule(text: str) -> str:
             section = s.split()[0] if s.split()[0] in (".text", ".data") else section
             out.append(line)
             continue
-        if section != ".text" or not s or s.startswith("//") or s.endswith(":") or ";" in s:
+        if section != ".text" or not s or s.startswith("//") or s.endswith(":") or ";" in s.partition("//")[0]:
             flush()
             out.append(line)
             continue
@@ -259,10 +283,10 @@ def hinge_group(a: Asm, pairs: int, accs) -> None:
     applied to the four blocks (hinges in x10, x11)."""
     for p in range(pairs):
         t, c = 4 + 2 * (p % 3), 5 + 2 * (p % 3)
-        a(f"vlda wl{t}, [p5], #32")
-        a(f"vlda wh{t}, [p5], #96")
-        a(f"vlda wl{c}, [p6], #32")
-        a(f"vlda wh{c}, [p6], #96")
+        a(f"vlda wl{t}, [p5], #32 // @tab")
+        a(f"vlda wh{t}, [p5], #96 // @tab")
+        a(f"vlda wl{c}, [p6], #32 // @tab")
+        a(f"vlda wh{c}, [p6], #96 // @tab")
         for g in range(4):
             h = 10 + g % 2
             a(f"vmax_lt.bf16 x{h}, r16, x{g}, x{t}")
@@ -291,15 +315,15 @@ def ref_unary_pwl(fn):
         a("add r21, r21, r22")
         with a.loop("r1", n // 64):
             for g in range(4):
-                a(f"vlda wl{g}, [p0, #{32 * g}]")
-                a(f"vlda wh{g}, [p0, #{32 * g}]")
+                a(f"vlda wl{g}, [p0, #{32 * g}] // @x")
+                a(f"vlda wh{g}, [p0, #{32 * g}] // @x")
             a("padda [p0], #128")
             a("mov p5, r20")
             a("mov p6, r21")
             hinge_group(a, pairs, accs)
             for g in range(4):
                 a(f"vconv.bf16.fp32 wl{g}, {accs[g]}")
-                a(f"vst wl{g}, [p1], #32")
+                a(f"vst wl{g}, [p1], #32 // @y")
         return schedule(a.text())
     return gen
 
@@ -473,8 +497,8 @@ def ref_softmax(task, cfg, layout, spec):
             a("vlda wh4, [p6, #32]")
             a(f"movxm p6, #{B.SCRATCH + 64}")
             for g in range(4):
-                a(f"vlda wl{g}, [p2], #32")
-                a(f"vlda wh{g}, [p6, #0]")
+                a(f"vlda wl{g}, [p2], #32 // @x")
+                a(f"vlda wh{g}, [p6, #0] // @scratch")
             for g in range(4):
                 a(f"vmul.f {daccs[g]}, x4, x{g}, r9")
                 a(f"vconv.bf16.fp32 wl{g}, {daccs[g]}")
@@ -487,7 +511,7 @@ def ref_softmax(task, cfg, layout, spec):
             a("vlda wh4, [p6, #32]")
             for g in range(4):
                 a(f"vconv.bf16.fp32 wl{g}, {accs[g]}")
-                a(f"vst wl{g}, [p3], #32")
+                a(f"vst wl{g}, [p3], #32 // @y")
                 a(f"vmac.f bml4, bml4, x4, x{g}, r9")
         a("vsub.16 x10, x10, x10")
         B.hsum16(a, "bml4")
@@ -499,12 +523,12 @@ def ref_softmax(task, cfg, layout, spec):
         a(f"movxm p6, #{B.SCRATCH + 64}")
         with a.loop("r1", N // 64):
             for g in range(4):
-                a(f"vlda wl{g}, [p3], #32")
-                a(f"vlda wh{g}, [p6, #0]")
+                a(f"vlda wl{g}, [p3], #32" + tag("y", 32 * g))
+                a(f"vlda wh{g}, [p6, #0] // @scratch")
             for g in range(4):
                 a(f"vmul.f {accs[g]}, x11, x{g}, r9")
                 a(f"vconv.bf16.fp32 wl{4 + g}, {accs[g]}")
-                a(f"vst wl{4 + g}, [p2], #32")
+                a(f"vst wl{4 + g}, [p2], #32" + tag("y", 32 * g))
         a(f"movxm m0, #{2 * N}")
         a("padda [p0], m0")
         a("padda [p1], m0")
@@ -669,8 +693,8 @@ def ref_norm(layer: bool):
                 a("vlda wh8, [p5, #32]")
                 for c in range(N // 32):
                     r = c % 4
-                    a(f"vlda wl{r}, [p0, #{64 * c}]")
-                    a(f"vlda wh{r}, [p0, #{64 * c + 32}]")
+                    a(f"vlda wl{r}, [p0, #{64 * c}]" + tag("x", 64 * c))
+                    a(f"vlda wh{r}, [p0, #{64 * c + 32}]" + tag("x", 64 * c + 32))
                     if c == 0:
                         a(f"vmul.f bml0, x8, x{r}, r9")
                     else:
@@ -687,10 +711,10 @@ def ref_norm(layer: bool):
                 a("vlda wh8, [p5, #32]")
                 for b in range(N // 16):
                     c = b % 4
-                    a(f"vlda wl{c}, [p0, #{32 * b}]")
+                    a(f"vlda wl{c}, [p0, #{32 * b}]" + tag("x", 32 * b))
                     a(f"vmul.f {accs[c]}, x8, x{c}, r9")
                     a(f"vconv.bf16.fp32 wl{4 + c}, {accs[c]}")
-                    a(f"vst wl{4 + c}, [p1, #{32 * b}]")
+                    a(f"vst wl{4 + c}, [p1, #{32 * b}]" + tag("y", 32 * b))
                 src = "p1"
             # sum of squares (the row as 4 x N/4)
             a(f"mov p2, {src}")
@@ -698,10 +722,11 @@ def ref_norm(layer: bool):
             a(f"movxm m3, #{N}")
             a("padda [p3], m3")
             for st in range(N // 64):
-                a(f"vlda wl0, [p2, #{32 * st}]")
-                a(f"vlda wh0, [p2, #{32 * st + N // 2}]")
-                a(f"vlda wl1, [p3, #{32 * st}]")
-                a(f"vlda wh1, [p3, #{32 * st + N // 2}]")
+                arr = "y" if layer else "x"
+                a(f"vlda wl0, [p2, #{32 * st}]" + tag(arr, 32 * st))
+                a(f"vlda wh0, [p2, #{32 * st + N // 2}]" + tag(arr, 32 * st + N // 2))
+                a(f"vlda wl1, [p3, #{32 * st}]" + tag(arr, N + 32 * st))
+                a(f"vlda wh1, [p3, #{32 * st + N // 2}]" + tag(arr, N + 32 * st + N // 2))
                 a("vshuffle x2, x0, x1, r10")
                 a("vshuffle x3, x0, x1, r11")
                 a("vshuffle x6, x0, x1, r12")
@@ -739,10 +764,10 @@ def ref_norm(layer: bool):
             B.diag_from_scalar(a, "r6", "x11")
             for b in range(N // 16):
                 c = b % 4
-                a(f"vlda wl{c}, [{src}, #{32 * b}]")
+                a(f"vlda wl{c}, [{src}, #{32 * b}]" + tag("y" if layer else "x", 32 * b))
                 a(f"vmul.f {accs[c]}, x11, x{c}, r9")
                 a(f"vconv.bf16.fp32 wl{4 + c}, {accs[c]}")
-                a(f"vst wl{4 + c}, [p1, #{32 * b}]")
+                a(f"vst wl{4 + c}, [p1, #{32 * b}]" + tag("y", 32 * b))
             a(f"movxm m0, #{2 * N}")
             a("padda [p0], m0")
             a("padda [p1], m0")
