@@ -407,10 +407,11 @@ def norm_setup(a: Asm, N: int, eps: float) -> int:
     return gt
 
 
-def norm_gamma_phase(a: Asm, layer: bool, M: int, N: int, layout, gt: int) -> None:
+def norm_gamma_phase(a: Asm, layer: bool, M: int, N: int, layout, gt: int, rename: bool = False) -> None:
     """y = z * gamma (+ beta) for z already in y: gamma as four diagonal B tiles per 16 columns
     (built by 16-bit scalar copies into scratch at gt), 4 rows of z as A tiles, the output
-    shuffles of the gemm; beta through the accumulators' start value."""
+    shuffles of the gemm; beta through the accumulators' start value. (rename=True, for the
+    reference: the scalar copies rotate over registers and carry memory tags for the scheduler.)"""
     # y = z * gamma (+ beta): 16 columns x 4 rows per step
     a("movxm p3, #%d" % addr(layout, "gamma"))
     if layer:
@@ -419,8 +420,16 @@ def norm_gamma_phase(a: Asm, layer: bool, M: int, N: int, layout, gt: int) -> No
     with a.loop("r0", N // 16):
         for n in range(16):
             p, s2, j = n % 2, (n // 2) % 2, n // 4
+            dst = gt + 64 * (2 * p + s2) + 2 * (9 * j + 4 * s2)
+            if rename:
+                reg = ("r6", "r7", "r8", "r3", "r4", "r28", "r29", "r17")[n % 8]
+                ptr = ("p7", "p0", "p1", "p6")[n % 4]
+                a(f"lda.u16 {reg}, [p3], #2 // @gamma")
+                a(f"movxm {ptr}, #{dst}")
+                a(f"st.s16 {reg}, [{ptr}, #0] // @gt:{dst - gt}:{dst - gt + 2}")
+                continue
             a("lda.u16 r6, [p3], #2")
-            a(f"movxm p7, #{gt + 64 * (2 * p + s2) + 2 * (9 * j + 4 * s2)}")
+            a(f"movxm p7, #{dst}")
             a("st.s16 r6, [p7, #0]")
         if layer:
             a("vsub.16 x8, x8, x8")

@@ -772,7 +772,7 @@ def ref_norm(layer: bool):
             a("padda [p0], m0")
             a("padda [p1], m0")
         a("vsub.16 x10, x10, x10")
-        B.norm_gamma_phase(a, layer, M, N, layout, gt)
+        B.norm_gamma_phase(a, layer, M, N, layout, gt, rename=True)
         return schedule(a.text())
     return gen
 
