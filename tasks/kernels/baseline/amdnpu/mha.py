@@ -1,0 +1,16 @@
+"""amdnpu template baseline of mha: per K/V head and block of query rows, q k^T / sqrt(D) (linear
+template), softmax (template), @ v (gemm template); see _lib.attention."""
+from pathlib import Path
+
+from kcgen.paths import load_module
+
+L = load_module(Path(__file__).resolve().parent / "_lib.py")
+
+
+def generate(task, cfg, layout, spec):
+    a = L.Asm()
+    mem = L.Mem(layout)
+    L.consts(a)
+    ad = {n: p.address for n, p in layout.placements.items()}
+    L.attention(a, mem, "at", ad["q"], ad["k"], ad["v"], ad["o"], cfg["S"], cfg["NH"], cfg["NH"], cfg["D"])
+    return a.text()
