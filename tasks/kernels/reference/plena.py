@@ -684,59 +684,43 @@ def slice_mm(p: Prog, A, r0: int, nrows: int, K: int, w, N: int, C, c_r0: int, m
     mem.top = top
 
 
-def bmm_mm(p: Prog, A, r0: int, nrows: int, K: int, w, N: int, C, c_r0: int, mem, masks: list[int],
-           accumulate: bool = False) -> None:
+def bmm_mm(p: Prog, A, r0: int, nrows: int, K: int, w, N: int, C, c_r0: int, mem, accumulate: bool = False) -> None:
     """C[c_r0.., :N] (=, or += with accumulate) A[r0..r0+nrows, :K] @ w for up to 64 rows on M_BMM (M_BTMM
-    for a transposed w): per N tile, every K tile streams through matrix SRAM (prefetched two ahead) and
-    its four 16-deep slices meet the rows' segment-masked copies in heads 0..3 of hm_accum, which
-    accumulates in fp32 over the whole K; one M_BMM_WO per N tile, then the heads are summed. Costlier per
-    tile than bmv_mm, but it rounds each output once per N tile where bmv_mm rounds per group of tiles:
-    used for the long (K > 256) products."""
+    for a transposed w), for long K: per N tile and slice s, slice s of every K tile meets the unmasked rows
+    in all four heads of hm_accum, which accumulates in fp32 over the whole K; after the last K tile head s
+    is the wanted sum (the other heads pair slice s with other segments): M_BMM_WO, then head s's rows
+    are added into the output. The K tiles stream through matrix SRAM once per slice, prefetched two
+    ahead. It rounds each output once per slice where bmv_mm rounds per group of tiles."""
     assert nrows <= 64
     op = "M_BTMM" if w.trans else "M_BMM"
     kt_n, nt_n = K // 64, -(-N // 64)
     top = mem.top
     wo = mem.take(4 * 64 * 64)
-    cp = mem.take(64 * 64)          # one masked copy at a time (M_BMM reads 64 rows from it)
-    tiles = [(kt, nt) for nt in range(nt_n) for kt in range(kt_n)]
+    uses = [(kt, nt, s) for nt in range(nt_n) for s in range(4) for kt in range(kt_n)]
 
     def prefetch(i):
-        kt, nt = tiles[i]
+        kt, nt, _ = uses[i]
         p.li("gp1", (i % 4) * p.TILE)
         p.li("gp2", w.tile(kt, nt))
         p(f"H_PREFETCH_M gp1, gp2, {w.a}, 1, 0")
 
     p.scale_stride(w.n, w.ld)
-    for i in range(min(2, len(tiles))):
+    for i in range(min(2, len(uses))):
         prefetch(i)
-    p.li("gp5", cp)
     p.li("gp6", wo)
-    for i, (kt, nt) in enumerate(tiles):
-        if i + 2 < len(tiles):
+    for i, (kt, nt, s) in enumerate(uses):
+        if i + 2 < len(uses):
             prefetch(i + 2)
-        for s in range(4):
-            p.li("gp1", A.at(r0, kt))
-            p.li("gp2", cp)
-            p.li("gp3", masks[s])
-            with p.loop("gp4", nrows):
-                p("V_MUL_VV gp2, gp1, gp3", "S_ADDI_INT gp1, gp1, 64", "S_ADDI_INT gp2, gp2, 64")
-            p.li("gp7", (i % 4) * p.TILE + (16 * s if w.trans else 1024 * s))
-            p(f"{op} 0, gp7, gp5")
+        p.li("gp7", (i % 4) * p.TILE + (16 * s if w.trans else 1024 * s))
+        p.li("gp5", A.at(r0, kt))
+        p(f"{op} 0, gp7, gp5")
         if kt == kt_n - 1:
             p("M_BMM_WO gp6, 0")
-            p.li("gp1", wo)
-            p.li("gp2", wo + 64 * 64)
-            p.li("gp3", wo + 128 * 64)
-            p.li("gp8", wo + 192 * 64)
+            p.li("gp1", wo + s * 64 * 64)
             p.li("gp9", C.at(c_r0, nt))
             with p.loop("gp4", nrows):
-                p("V_ADD_VV gp1, gp1, gp2", "V_ADD_VV gp3, gp3, gp8")
-                if accumulate:
-                    p("V_ADD_VV gp1, gp1, gp3", "V_ADD_VV gp9, gp9, gp1")
-                else:
-                    p("V_ADD_VV gp9, gp1, gp3")
-                p("S_ADDI_INT gp1, gp1, 64", "S_ADDI_INT gp2, gp2, 64", "S_ADDI_INT gp3, gp3, 64",
-                  "S_ADDI_INT gp8, gp8, 64", "S_ADDI_INT gp9, gp9, 64")
+                p("V_ADD_VF gp9, gp1, f0" if s == 0 and not accumulate else "V_ADD_VV gp9, gp9, gp1",
+                  "S_ADDI_INT gp1, gp1, 64", "S_ADDI_INT gp9, gp9, 64")
     mem.top = top
 
 
@@ -767,8 +751,11 @@ def ffn(p: Prog, task: str) -> None:
         for c in range(F // 64):
             b.rows_act(p, "silu", G.at(0, c), M, scratch)
     last = "w2" if task == "ffn" else "wd"
-    long_k = F > 256 and M <= 64 and mem.end - mem.top >= (256 + 64) * 64
-    (bmm_mm if long_k else bmv_mm)(p, G, 0, M, F, W(p, last), H, X, 0, mem, masks)
+    long_k = F > 256 and M <= 64 and mem.end - mem.top >= 256 * 64
+    if long_k:
+        bmm_mm(p, G, 0, M, F, W(p, last), H, X, 0, mem)
+    else:
+        bmv_mm(p, G, 0, M, F, W(p, last), H, X, 0, mem, masks)
 
 
 def use_bmv(p: Prog, slices: bool = False) -> None:
