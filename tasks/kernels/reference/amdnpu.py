@@ -328,12 +328,12 @@ def ref_unary_pwl(fn):
     return gen
 
 
-def ref_matmul(a: Asm, pa_addr: int, pb_addr: int, pc_addr: int, M: int, K: int, N: int,
-               big: bool = False) -> None:
+def ref_matmul(a: Asm, pa_addr: int, pb_addr: int, pc_addr: int, M: int, K: int, N: int) -> None:
     """C = A @ B. First B is rearranged in place into MAC tiles (per 16 k x 16 n block and k parity:
-    tile q at the rows k0+p+4q and k0+p+4q+2 it was built from), then 8 x 16 blocks of C are
-    computed with 8 accumulators, the k loop unrolled, A tiles built once per k step for both
-    4-row halves and each B tile feeding two MACs; two pointer chains keep both load units busy."""
+    tile q at the rows k0+p+4q and k0+p+4q+2 it was built from), then 8 x 32 blocks of C (8 x 16
+    when N is not a multiple of 32) with 16 accumulators, the k loop unrolled, A tiles built once
+    per k step for both 4-row halves and both column blocks, each B tile feeding two MACs; two
+    pointer chains per column block keep both load units busy."""
     assert M % 8 == 0 and K % 16 == 0 and N % 16 == 0, (M, K, N)
     # 1. B tiles in place
     a(f"movxm p1, #{pb_addr}")
@@ -365,63 +365,69 @@ def ref_matmul(a: Asm, pa_addr: int, pb_addr: int, pc_addr: int, M: int, K: int,
             a("padda [p2], #32")
         a(f"movxm m1, #{32 * N}")
         a("padda [p1], m1")
-    # 2. (4G) x 16 blocks of C (G = 4 measured slower than G = 2: too few registers left for B tiles)
-    G = 4 if M % 16 == 0 and big else 2
-    accs = [(f"bml{2 * g}", f"bmh{2 * g}", f"bml{2 * g + 1}", f"bmh{2 * g + 1}") for g in range(G)]
-    treg = (8, 9) if G == 4 else (4, 5)
-    bregs = (8, 9, 10, 11) if G == 4 else (6, 7, 8, 9, 10, 11)
+    # 2. 8 x (16 NB) blocks of C: both 4-row halves share each A tile, NB column blocks share them too
+    NB = 2 if N % 32 == 0 else 1
+    accs = {(nb, g): (f"bml{4 * nb + 2 * g}", f"bmh{4 * nb + 2 * g}", f"bml{4 * nb + 2 * g + 1}",
+                      f"bmh{4 * nb + 2 * g + 1}") for nb in range(NB) for g in range(2)}
+    bregs = (6, 7, 8, 9, 10, 11)
+    bptr = [("p5", "p6"), ("p1", "p7")]  # (even rows, odd rows) per column block
     a(f"movxm r20, #{pa_addr}")
     a(f"movxm r21, #{pc_addr}")
     a(f"movxm m0, #{4 * N}")
-    with a.loop("r0", M // (4 * G)):
+    with a.loop("r0", M // 8):
         a(f"movxm r22, #{pb_addr}")
         a("mov r23, r21")
-        with a.loop("r1", N // 16):
-            for g in range(G):
-                a(f"vclr cm{2 * g}")
-                a(f"vclr cm{2 * g + 1}")
-            aptr = ("p3", "p4", "p1", "p7")[:G]
-            for g, pa in enumerate(aptr):
-                a(f"mov {pa}, r20")
-                if g:
-                    a(f"movxm m3, #{g * 8 * K}")
-                    a(f"padda [{pa}], m3")
-            a("mov p5, r22")            # B even rows
-            a("mov p6, r22")
-            a(f"movxm m1, #{2 * N}")
-            a("padda [p6], m1")         # B odd rows
+        with a.loop("r1", N // (16 * NB)):
+            for c in range(4 * NB):
+                a(f"vclr cm{c}")
+            a("mov p3, r20")            # A rows 0..3
+            a("mov p4, r20")
+            a(f"movxm m3, #{8 * K}")
+            a("padda [p4], m3")         # A rows 4..7
+            for nb in range(NB):
+                ev, od = bptr[nb]
+                a(f"mov {ev}, r22")
+                a(f"mov {od}, r22")
+                a(f"movxm m1, #{2 * N + 32 * nb}")
+                a(f"padda [{od}], m1")
+                if nb:
+                    a(f"padda [{ev}], #{32 * nb}")
             breg = 0
             for step in range(K // 16):
-                for g, pa in enumerate(aptr):
+                for g, pa in enumerate(("p3", "p4")):
                     for r in range(4):
-                        a(f"vlda {'wl' if r % 2 == 0 else 'wh'}{treg[r // 2]}, [{pa}, #{r * 2 * K}]")
-                    a(f"vshuffle x{2 * g}, x{treg[0]}, x{treg[1]}, r10")
-                    a(f"vshuffle x{2 * g + 1}, x{treg[0]}, x{treg[1]}, r11")
+                        a(f"vlda {'wl' if r % 2 == 0 else 'wh'}{4 + r // 2}, [{pa}, #{r * 2 * K}]")
+                    a(f"vshuffle x{2 * g}, x4, x5, r10")
+                    a(f"vshuffle x{2 * g + 1}, x4, x5, r11")
                     a(f"padds [{pa}], #32")
-                for row in range(16):
-                    par, q, h = row % 2, row // 4, (row // 2) % 2
-                    reg = bregs[(breg + 2 * q + par) % len(bregs)]
-                    a(f"vlda {'wh' if h else 'wl'}{reg}, [{'p6' if par else 'p5'}], m0")
-                    if h:
-                        for g in range(G):
-                            a(f"vmac.f {accs[g][q]}, {accs[g][q]}, x{2 * g + par}, x{reg}, r9")
-                breg += 8
-            for g in range(G):
-                a(f"mov r24, r23")
-                if g:
-                    a(f"movxm r25, #{g * 8 * N}")
-                    a("add r24, r24, r25")
-                a("mov p2, r24")
-                B.out_block(a, accs[g], "p2", 2 * N)
-            a("movxm r25, #32")
+                for nb in range(NB):
+                    for row in range(16):
+                        par, q, h = row % 2, row // 4, (row // 2) % 2
+                        reg = bregs[(breg + 2 * q + par) % len(bregs)]
+                        a(f"vlda {'wh' if h else 'wl'}{reg}, [{bptr[nb][par]}], m0")
+                        if h:
+                            for g in range(2):
+                                acc = accs[(nb, g)][q]
+                                a(f"vmac.f {acc}, {acc}, x{2 * g + par}, x{reg}, r9")
+                    breg += 8
+            for nb in range(NB):
+                for g in range(2):
+                    a("mov r24, r23")
+                    off = g * 8 * N + 32 * nb
+                    if off:
+                        a(f"movxm r25, #{off}")
+                        a("add r24, r24, r25")
+                    a("mov p2, r24")
+                    B.out_block(a, accs[(nb, g)], "p2", 2 * N)
+            a(f"movxm r25, #{32 * NB}")
             a("add r22, r22, r25")
             a("add r23, r23, r25")
             # restore the shuffle modes clobbered above
             a("movxm r24, #4")
             a("movxm r25, #5")
-        a(f"movxm r25, #{8 * G * K}")
+        a(f"movxm r25, #{16 * K}")
         a("add r20, r20, r25")
-        a(f"movxm r25, #{8 * G * N}")
+        a(f"movxm r25, #{16 * N}")
         a("add r21, r21, r25")
 
 
