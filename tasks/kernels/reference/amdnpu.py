@@ -8,11 +8,13 @@ What changes against the baseline:
   stores and scalar work in the same bundle, each operation as early as its operands' latencies
   (loads 7, MACs 6, the rest 1) and the slots allow. The scheduler keeps every register
   dependence (read after write, write after read, write after write, in strictly later bundles),
-  the order of stores against loads and other stores, and the accumulator forwarding of MAC chains.
+  the order of stores against loads and other stores (unless both carry memory tags, `// @array`
+  or `// @array:lo:hi`, that prove them disjoint), and the accumulator forwarding of MAC chains.
 * Loops are unrolled with renamed registers so that iterations overlap (software pipelining by
-  unroll-and-schedule): element-wise kernels keep their constants (knot vectors, hinge
-  coefficients) in registers instead of reloading them, matrix kernels reuse operand tiles across
-  a register block of accumulators.
+  unroll-and-schedule): element-wise kernels load each knot vector and coefficient tile once for
+  four 16-element blocks (rotating over three register pairs), matrix kernels reuse operand tiles
+  across a register block of 16 accumulators, the row passes of softmax and the norms are
+  unrolled over the row.
 * gemm, batch_matmul and linear rearrange their B / w operand in place (inside the input region)
   into MAC tiles once, the work a DMA would do on the real tile, so that the main loop needs no
   shuffles for it; gemv keeps the tiles of x in the scratch region.
