@@ -364,8 +364,8 @@ def load_image(p: Prog, tensor: str, img: Img, r0: int, nrows: int, row0: int, w
 
 
 def mm(p: Prog, A: Img, r0: int, nrows: int, K: int, w: W, N: int, C: Img, c_r0: int, tmp: int | None = None,
-       accumulate: bool = False, src_col: int = 0, ncols: int = 64, dst_col: int = 0, slot: int = 0,
-       a_chunk0: int = 0, split: W | None = None) -> None:
+       accumulate: bool = False, src_col: int = 0, ncols: int = 64, dst_col: int = 0,
+       split: W | None = None) -> None:
     """C[c_r0.., :N] (=, or += with accumulate) A[r0..r0+nrows, :K] @ w with M_MM (M_TMM for a transposed w),
     one BLEN x BLEN block per instruction: per N tile, the K tiles go through matrix SRAM four at a time;
     groups after the first (and accumulate) write to the tmp rows and are added. src_col/ncols/dst_col
@@ -383,16 +383,16 @@ def mm(p: Prog, A: Img, r0: int, nrows: int, K: int, w: W, N: int, C: Img, c_r0:
                 assert K == 64 and split.n == w.n and split.ld == w.ld and split.trans == w.trans
                 tiles.append((split, 0))
             for s, (ww, kt) in enumerate(tiles):
-                p.li("gp1", ((slot + s) % 4) * p.TILE)
+                p.li("gp1", s * p.TILE)
                 p.li("gp2", ww.tile(kt, nt))
                 p(f"H_PREFETCH_M gp1, gp2, {ww.a}, 1, 0")
             to_tmp = accumulate or gi > 0
             assert not to_tmp or (tmp is not None and ncols == 64)
             dst = tmp if to_tmp else C.at(c_r0, nt) + dst_col
-            p.li("gp3", A.at(r0, a_chunk0 + grp[0]))
+            p.li("gp3", A.at(r0, grp[0]))
             p.li("gp4", dst)
             with p.loop("gp5", nrows // p.BLEN):
-                p(f"S_ADDI_INT gp6, gp0, {slot * p.TILE + src_col}", "S_ADDI_INT gp7, gp4, 0")
+                p(f"S_ADDI_INT gp6, gp0, {src_col}", "S_ADDI_INT gp7, gp4, 0")
                 with p.loop("gp8", ncols // p.BLEN):
                     p("S_ADDI_INT gp9, gp6, 0", "S_ADDI_INT gp10, gp3, 0")
                     with p.loop("gp11", len(tiles)):
@@ -754,13 +754,12 @@ def decoder(p: Prog, task: str) -> None:
         for h in range(NH):
             kw, vw = ((W(p, None, REG[nm] + h * SP * 64, 64, a="a5", n=NKV),
                        W(p, None, REG[nm + "lo"] + h * SP * 64, 64, a="a5", n=NKV)) for nm in ("k", "v"))
-            bias = None
-            if not llama:
-                def bias(kb, sbuf, btmp, h=h, r0=r0):
-                    load_rows(p, "bias", btmp, RB, h * S * S + r0 * S + kb * 64, S)
-                    rows_add(p, sbuf, btmp, RB)
+            def t5_bias(kb, sbuf, btmp, h=h, r0=r0):
+                load_rows(p, "bias", btmp, RB, h * S * S + r0 * S + kb * 64, S)
+                rows_add(p, sbuf, btmp, RB)
             p(f"S_LD_FP {fneg}, gp0, {c_neg}")
-            attention_block(p, Kb.at(0, h), RB, kw, vw, S, Hb.at(0, h), mem, bias=bias, mask=mask, fneg=fneg)
+            attention_block(p, Kb.at(0, h), RB, kw, vw, S, Hb.at(0, h), mem, bias=None if llama else t5_bias,
+                            mask=mask, fneg=fneg)
         p.matmul(p, Hb, 0, RB, H, wq(3), H, X, r0, tmp, accumulate=True)
     # C: feed-forward
     p("; C: feed-forward")

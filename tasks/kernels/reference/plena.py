@@ -764,10 +764,9 @@ def use_bmv(p: Prog, slices: bool = False) -> None:
     products keep the baseline's M_MM."""
     if slices:
         def matmul(p, A, r0, nrows, K, w, N, C, c_r0, tmp=None, accumulate=False, src_col=0, ncols=64,
-                   dst_col=0, slot=0, a_chunk0=0, split=None):
-            if src_col or ncols != 64 or dst_col or a_chunk0:
-                return _base.mm(p, A, r0, nrows, K, w, N, C, c_r0, tmp, accumulate, src_col, ncols, dst_col,
-                                slot, a_chunk0, split)
+                   dst_col=0, split=None):
+            if src_col or ncols != 64 or dst_col:
+                return _base.mm(p, A, r0, nrows, K, w, N, C, c_r0, tmp, accumulate, src_col, ncols, dst_col, split)
             slice_mm(p, A, r0, nrows, K, w, N, C, c_r0, p.vmem, accumulate=accumulate, split=split)
         p.matmul = matmul
         return
@@ -775,10 +774,9 @@ def use_bmv(p: Prog, slices: bool = False) -> None:
     masks = seg_masks(p, p.vend)
 
     def matmul(p, A, r0, nrows, K, w, N, C, c_r0, tmp=None, accumulate=False, src_col=0, ncols=64, dst_col=0,
-               slot=0, a_chunk0=0, split=None):
-        if src_col or ncols != 64 or dst_col or a_chunk0:
-            return _base.mm(p, A, r0, nrows, K, w, N, C, c_r0, tmp, accumulate, src_col, ncols, dst_col, slot,
-                            a_chunk0, split)
+               split=None):
+        if src_col or ncols != 64 or dst_col:
+            return _base.mm(p, A, r0, nrows, K, w, N, C, c_r0, tmp, accumulate, src_col, ncols, dst_col, split)
         if split is not None or K == 64:   # short products (attention): no masked copies
             slice_mm(p, A, r0, nrows, K, w, N, C, c_r0, p.vmem, accumulate=accumulate, split=split)
         else:
