@@ -677,26 +677,17 @@ def gen_conv(depthwise: bool, rename: bool = False):
                 a(f"movxm p6, #{stage}")
                 a(f"movxm p7, #{stage + 32}")
                 regs = []
-                if rename:  # two outputs per 32-bit word (OW is even, so the pairs are aligned)
-                    for pos in range(0, 32, 2):
-                        src = "p6" if pos % 8 < 4 else "p7"
-                        reg = ("r3", "r4", "r5", "r6", "r7", "r8", "r28", "r29")[len(regs)]
-                        a(f"lda {reg}, [{src}], #4")
-                        if pos % W < OW:
-                            regs.append(reg)
-                        if len(regs) == 8 or (pos == 30 and regs):
-                            for rr in regs:
-                                a(f"st {rr}, [p1], #4")
-                            regs = []
-                for pos in range(32 if not rename else 0):
+                # rename (reference): two outputs per 32-bit word (OW is even, so the pairs are aligned)
+                step, ld, st = (2, "lda", "st") if rename else (1, "lda.u16", "st.s16")
+                for pos in range(0, 32, step):
                     src = "p6" if pos % 8 < 4 else "p7"
                     reg = ("r3", "r4", "r5", "r6", "r7", "r8", "r28", "r29")[len(regs)]
-                    a(f"lda.u16 {reg}, [{src}], #2")
+                    a(f"{ld} {reg}, [{src}], #{2 * step}")
                     if pos % W < OW:
                         regs.append(reg)
-                    if len(regs) == 8 or (pos == 31 and regs):
+                    if len(regs) == 8 or (pos == 32 - step and regs):
                         for rr in regs:
-                            a(f"st.s16 {rr}, [p1], #2")
+                            a(f"{st} {rr}, [p1], #{2 * step}")
                         regs = []
                 a(f"movxm r22, #{2 * W * R}")
                 a("add r21, r21, r22")
