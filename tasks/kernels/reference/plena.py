@@ -418,6 +418,13 @@ def generate(task, cfg, layout, spec):
 Img, W, Vmem = _base.Img, _base.W, _base.Vmem
 
 
+def prefetch_tile(p: Prog, slot: int, w, kt: int, nt: int) -> None:
+    """H_PREFETCH_M tile (kt, nt) of w into matrix SRAM tile `slot` (SCALE_OFFSET and STRIDE set for w)."""
+    p.li("gp1", (slot % 4) * p.TILE)
+    p.li("gp2", w.tile(kt, nt))
+    p(f"H_PREFETCH_M gp1, gp2, {w.a}, 1, 0")
+
+
 def seg_masks(p: Prog, at: int) -> list[int]:
     """Rows at.. : a zero row, then four masks: mask s is 1.0 on lanes 16s..16s+15 (head segment s), else 0.0."""
     rows = [at + 64 * i for i in range(5)]
@@ -474,9 +481,7 @@ def bmv_mm(p: Prog, A, r0: int, nrows: int, K: int, w, N: int, C, c_r0: int, mem
 
     def prefetch(j):
         for t, (ww, kt, nt) in enumerate(tiles_of(sets[j][0])):
-            p.li("gp1", ((slot0(j) + t) % 4) * p.TILE)
-            p.li("gp2", ww.tile(kt, nt))
-            p(f"H_PREFETCH_M gp1, gp2, {ww.a}, 1, 0")
+            prefetch_tile(p, slot0(j) + t, ww, kt, nt)
 
     p.scale_stride(w.n, w.ld)
     prefetch(0)
@@ -650,9 +655,7 @@ def slice_mm(p: Prog, A, r0: int, nrows: int, K: int, w, N: int, C, c_r0: int, m
 
     def prefetch(i):
         ww, kt, nt = tiles[i]
-        p.li("gp1", (i % 4) * p.TILE)
-        p.li("gp2", ww.tile(kt, nt))
-        p(f"H_PREFETCH_M gp1, gp2, {ww.a}, 1, 0")
+        prefetch_tile(p, i, ww, kt, nt)
 
     p.scale_stride(w.n, w.ld)
     for i in range(min(2, len(tiles))):
@@ -700,9 +703,7 @@ def bmm_mm(p: Prog, A, r0: int, nrows: int, K: int, w, N: int, C, c_r0: int, mem
 
     def prefetch(i):
         kt, nt, _ = uses[i]
-        p.li("gp1", (i % 4) * p.TILE)
-        p.li("gp2", w.tile(kt, nt))
-        p(f"H_PREFETCH_M gp1, gp2, {w.a}, 1, 0")
+        prefetch_tile(p, i, w, kt, nt)
 
     p.scale_stride(w.n, w.ld)
     for i in range(min(2, len(uses))):
