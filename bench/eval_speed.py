@@ -5,7 +5,9 @@
 1. one Level-1 item on a warm target (simulator built and loaded, assembler ready): the wall time
    of `evaluate` with the default three trials, median over --repeat runs, per target for the
    smallest and the largest configuration of a representative task (target <= 50 ms);
-2. every Level-1 baseline on every target and configuration, evaluated the way
+2. every Level-1 item's reference kernel once (warm): median, 90th percentile and maximum per
+   configuration;
+3. every Level-1 baseline on every target and configuration, evaluated the way
    `kcgen eval TARGET --all` does (worker processes, --jobs of them, three trials each), from a
    cold start of the workers (ISA load, simulator load) to the last result (target <= 2 min).
 Figures go to docs/performance.md by hand, with the machine they were measured on.
@@ -52,6 +54,32 @@ def one_item(repeat: int) -> None:
                       f"({kernel.kind}, {r.cycles} cycles, {'correct' if r.correct else 'INCORRECT'})")
 
 
+def every_item() -> None:
+    """Each L1 item's reference kernel (else its baseline) on a warm target, 3 trials: the spread."""
+    times = {c: [] for c in taskspec.CONFIGS}
+    for target in TARGETS:
+        spec = isadl.load(ROOT / "targets" / f"{target}.isa")
+        for task in taskspec.all_tasks():
+            if task.level != 1 or target not in task.targets:
+                continue
+            for config in taskspec.CONFIGS:
+                lay = layout_for(spec, task, target, config)
+                kernel = kernels.find("reference", spec, task, target, config, lay) or \
+                    kernels.find("baseline", spec, task, target, config, lay)
+                evaluate(kernel.text, spec, task, target, config, layout=lay)  # warm
+                t0 = time.perf_counter()
+                evaluate(kernel.text, spec, task, target, config, layout=lay, seed=1)
+                times[config].append(time.perf_counter() - t0)
+    print("every L1 item, warm, 3 trials: median / 90th percentile / max ms per configuration")
+    for config, ts in times.items():
+        ts.sort()
+        print(f"  {config}: {1e3 * statistics.median(ts):6.1f} / {1e3 * ts[int(0.9 * (len(ts) - 1))]:6.1f} / "
+              f"{1e3 * ts[-1]:6.1f}  ({len(ts)} items)")
+    every = sorted(t for ts in times.values() for t in ts)
+    print(f"  all {len(every)}: median {1e3 * statistics.median(every):.1f} ms, "
+          f"{sum(t <= 0.05 for t in every)} within 50 ms")
+
+
 def all_baselines(jobs: int) -> None:
     t0 = time.perf_counter()
     futures = []
@@ -78,6 +106,7 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=2)
     args = ap.parse_args()
     one_item(args.repeat)
+    every_item()
     all_baselines(args.jobs)
 
 
