@@ -531,8 +531,8 @@ def bmv_mm(p: Prog, A, r0: int, nrows: int, K: int, w, N: int, C, c_r0: int, mem
 def rope(p: Prog, task: str) -> None:
     """As the baseline (x * [c | c] + [x2 | x1] * [-s | s], the rotation from a prefetch 32 lanes on merged
     under V_MASK with one shifted right through a rebased a register), but x is prefetched whole into the
-    output at the start, positions go 16 at a time, and each (positions, head) item's rotation rows are
-    prefetched while the item before it computes (two buffers)."""
+    output at the start, positions go 16 at a time, the cos/sin rows of the next 16 positions and the
+    rotation rows of the next (positions, head) item are prefetched while the current one computes."""
     b = _base
     cfg = p.cfg
     S, NH, D = cfg["S"], cfg["NH"], cfg["D"]
@@ -541,24 +541,42 @@ def rope(p: Prog, task: str) -> None:
     Y = Img(p.out("y"), S)
     mem = Vmem(Y.addr + S * Wd, p.vend)
     RG = 16 if S % 16 == 0 else 4
-    C2, S2, T = (mem.take(RG * 64) for _ in range(3))
     XR = [mem.take(RG * 64) for _ in range(2)]
     XT = [mem.take(RG * 64) for _ in range(2)]
+    raw = [[mem.take(RG * 64) for _ in range(4)] for _ in range(2)]   # cos, cos >> 32, sin, sin >> 32
     sx = b.shifted_areg(p, "x", "a5")
-    scs = [("cos", 0, p.areg("cos"), "a6", b.shifted_areg(p, "cos", "a6")),
-           ("sin", 0, p.areg("sin"), "a7", b.shifted_areg(p, "sin", "a7"))]
+    tabs = [("cos", "a6", b.shifted_areg(p, "cos", "a6")), ("sin", "a7", b.shifted_areg(p, "sin", "a7"))]
     b.load_image(p, "x", Y, 0, S, 0, Wd)
     items = [(r0, h) for r0 in range(0, S, RG) for h in range(NH)]
+
+    def fetch_tables(g):
+        for t, (name, ash, so) in enumerate(tabs):
+            b.load_rows(p, name, raw[g % 2][2 * t], RG, g * RG * 32, 32)
+            b.load_rows(p, name, raw[g % 2][2 * t + 1], RG, g * RG * 32, 32, a=ash, scale=so)
+
+    def build_tables(g):
+        rc, rcs, rs, rss = raw[g % 2]
+        b.set_mask(p, b.LO)
+        p.li("gp1", rs)
+        with p.loop("gp4", RG):
+            p("V_SUB_VF gp1, gp1, f0, 1, 1", "S_ADDI_INT gp1, gp1, 64")
+        b.set_mask(p, b.HI)
+        b.rows_copy(p, rc, rcs, RG, masked=True)
+        b.rows_copy(p, rs, rss, RG, masked=True)
 
     def fetch(i):
         r0, h = items[i]
         b.load_rows(p, "x", XR[i % 2], RG, r0 * Wd + h * 64 + 32, Wd)
         b.load_rows(p, "x", XT[i % 2], RG, r0 * Wd + h * 64, Wd, a="a5", scale=sx)
 
+    fetch_tables(0)
     fetch(0)
     for i, (r0, h) in enumerate(items):
+        g = r0 // RG
         if h == 0:
-            b.rope_tables(p, scs, r0, RG, C2, S2, T)
+            build_tables(g)
+            if r0 + RG < S:
+                fetch_tables(g + 1)
         if i + 1 < len(items):
             fetch(i + 1)
         xr, y = XR[i % 2], Y.at(r0, h)
@@ -566,8 +584,8 @@ def rope(p: Prog, task: str) -> None:
         p.li("gp1", xr)
         p.li("gp2", XT[i % 2])
         p.li("gp3", y)
-        p.li("gp5", C2)
-        p.li("gp6", S2)
+        p.li("gp5", raw[g % 2][0])
+        p.li("gp6", raw[g % 2][2])
         with p.loop("gp4", RG):
             p("V_ADD_VF gp1, gp2, f0, 1", "V_MUL_VV gp1, gp1, gp6", "V_MUL_VV gp3, gp3, gp5", "V_ADD_VV gp3, gp3, gp1",
               "S_ADDI_INT gp1, gp1, 64", "S_ADDI_INT gp2, gp2, 64", "S_ADDI_INT gp3, gp3, 64", "S_ADDI_INT gp5, gp5, 64",
