@@ -87,11 +87,34 @@ def _data_blocks(data: list[str]):
     return blocks
 
 
+def roll_repeats(b: Asm, lines: list[str], size: int = 6, least: int = 3) -> list[str]:
+    """Runs of `least` or more identical groups of `size` straight-line operations (the unrolled hinge
+    pairs of the piecewise-linear templates) become a loop counted in r30 (no template uses it)."""
+    assert not any(re.search(r"\br30\b", line) for line in lines)
+    out, i = [], 0
+    plain = lambda l: l.startswith("    ") and not l.strip().startswith(("//", "j", "movxm")) and ";" not in l
+    while i < len(lines):
+        g = lines[i:i + size]
+        n = 1
+        if len(g) == size and all(plain(l) for l in g):
+            while lines[i + n * size:i + (n + 1) * size] == g:
+                n += 1
+        if n >= least:
+            top = b.new("roll")
+            out += [f"    movxm r30, #{n}", f"{top}:"] + g + ["    add r30, r30, #-1", f"    jnz r30, #{top}"]
+            i += n * size
+        else:
+            out.append(lines[i])
+            i += 1
+    return out
+
+
 def sub(a: Asm, gen, cfg: dict, prefix: str, **addrs) -> None:
     """Run a Level-1 template generator gen(asm, cfg, layout) on the buffers addrs, inside a: its code
     labels get the prefix, its tables are shared with identical ones already in a."""
     b = Asm()
     gen(b, cfg, fake_layout(**addrs))
+    b.lines = roll_repeats(b, b.lines)
     tables = getattr(a, "_tables", None)
     if tables is None:
         tables = a._tables = {}
@@ -101,7 +124,11 @@ def sub(a: Asm, gen, cfg: dict, prefix: str, **addrs) -> None:
         if m:
             ren_map[m.group(1)] = f"{prefix}_{m.group(1)}"
     new_data = []
+    runtime = getattr(a, "_runtime", {})
     for name, lines in _data_blocks(b.data):
+        if name in runtime:
+            ren_map[name] = str(runtime[name])
+            continue
         body = tuple(lines[2:]) if lines[0].strip().startswith(".p2align") else tuple(lines[1:])
         if tables.get(name) == body:
             continue
@@ -110,6 +137,7 @@ def sub(a: Asm, gen, cfg: dict, prefix: str, **addrs) -> None:
         else:
             tables[name] = body
         new_data += lines
+    ren_map = {k: v for k, v in ren_map.items() if k != v}
     if ren_map:
         pat = re.compile(r"\b(" + "|".join(sorted(ren_map, key=len, reverse=True)) + r")\b")
         ren = lambda s: pat.sub(lambda m: ren_map[m.group(1)], s)
@@ -119,22 +147,27 @@ def sub(a: Asm, gen, cfg: dict, prefix: str, **addrs) -> None:
     a.data += new_data
 
 
+def emit(a: Asm, key: str, prefix: str, gen, cfg: dict, **addrs) -> None:
+    """A sub-kernel: inline (sub), or a call of the routine `key` when the kernel has an Outliner."""
+    ol = getattr(a, "_ol", None)
+    if ol is None:
+        sub(a, gen, cfg, prefix, **addrs)
+    else:
+        ol.call(a, key, gen, cfg, **addrs)
+
+
 def matmul(a: Asm, prefix, pa, pb, pc, M, K, N) -> None:
     """C[M, N] = A[M, K] @ B[K, N] (the Level-1 gemm template)."""
     def gen(asm, cfg, lay):
         B.setup_modes(asm)
-        B.gen_matmul(asm, pa, pb, pc, M, K, N)
-    sub(a, gen, {}, prefix)
+        pl = lay.placements
+        B.gen_matmul(asm, pl["ma"].address, pl["mb"].address, pl["mc"].address, M, K, N)
+    emit(a, "mm", prefix, gen, {}, ma=pa, mb=pb, mc=pc)
 
 
 def linear(a: Asm, prefix, x, w, bias, y, M, K, N) -> None:
     """y[M, N] = x[M, K] @ w[N, K]^T + bias[N] (the Level-1 linear template)."""
-    sub(a, B.gen_linear, {"M": M, "K": K, "N": N}, prefix, x=x, w=w, bias=bias, y=y)
-
-
-def consts(a: Asm) -> None:
-    """Tables of this module (once per kernel)."""
-    a.table("c_pair", B.tile_words({**{8 * i + i: 1.0 for i in range(4)}, **{8 * i + i + 4: 1.0 for i in range(4)}}))
+    emit(a, "lin", prefix, B.gen_linear, {"M": M, "K": K, "N": N}, x=x, w=w, bias=bias, y=y)
 
 
 def _ptr(a: Asm, p: str, addr) -> None:
@@ -194,12 +227,15 @@ class State:
 def fill(a: Asm, dst: int, nbytes: int, value: float = 0.0) -> None:
     """dst[..nbytes] = value (bf16), nbytes a multiple of 32."""
     assert nbytes % 32 == 0 and dst % 32 == 0
-    a(f"movxm r6, #{B.bfbits(value)}")
-    a(f"movxm p6, #{B.SCRATCH}")
-    a("st.s16 r6, [p6, #0]")
-    a("vlda wl11, [p6, #0]")
-    a("movxm r10, #2")
-    B.broadcast(a, "x11")
+    if value == 0.0:
+        a("vsub.16 x11, x11, x11")
+    else:
+        a(f"movxm r6, #{B.bfbits(value)}")
+        a(f"movxm p6, #{B.SCRATCH}")
+        a("st.s16 r6, [p6, #0]")
+        a("vlda wl11, [p6, #0]")
+        a("movxm r10, #2")
+        B.broadcast(a, "x11")
     a(f"movxm p6, #{dst}")
     with a.loop("r7", nbytes // 32):
         a("vst wl11, [p6], #32")
@@ -261,52 +297,59 @@ def add(a: Asm, x, y, out, n: int) -> None:
         a("vst wl1, [p6], #32")
 
 
-def col_masks(a: Asm) -> None:
-    """vsel.16 masks of the four columns of a 4x4 block (lanes 4i + t) in r20..r23."""
+def consts(a: Asm) -> None:
+    """Tables of this module (once per kernel): c_pair = [I4 | I4]; c_cols = the vsel.16 masks of the
+    four columns of a 4x4 block (lanes 4i + t)."""
+    a.table("c_pair", B.tile_words({**{8 * i + i: 1.0 for i in range(4)}, **{8 * i + i + 4: 1.0 for i in range(4)}}))
+    words = []
     for t in range(4):
         m = sum(1 << (4 * i + t) for i in range(4))
-        a(f"movxm r{20 + t}, #{m}")
+        words += [m & 0xffff, m >> 16]
+    a.table("c_cols", words)
 
 
-def diag_tiles(a: Asm, src: str, tiles: int) -> None:
-    """The four diagonal A tiles of the 16 bf16 values at pointer `src` (advanced by 32):
-    tile t (at tiles + 64 t, zero off the diagonal) has A[i][i] = src[4i + t]. Uses r3..r6, p6, p7, m4, m6, m7."""
+def diag_tiles(a: Asm, src: str, tiles: int, blocks: int = 1) -> None:
+    """The diagonal A tiles of blocks x 16 bf16 values at pointer `src` (advanced past them): block b,
+    tile t (at tiles + 256 b + 64 t, zero off the diagonal) has A[i][i] = src[16 b + 4i + t].
+    Uses r1..r6, p6, p7, m4..m7."""
     a("movxm m6, #8")
     a("movxm m7, #18")
-    for t in range(4):
-        a(f"mov p6, {src}")
-        if t:
-            a(f"movxm m4, #{2 * t}")
-            a("padda [p6], m4")
-        a(f"movxm p7, #{tiles + 64 * t}")
-        regs = ("r3", "r4", "r5", "r6")
-        for i in range(4):
-            a(f"lda.u16 {regs[i]}, [p6], m6")
-        for i in range(4):
-            a(f"st.s16 {regs[i]}, [p7], m7")
-    a(f"padda [{src}], #32")
+    a("movxm m5, #-30")   # next t: back 4 values, one on
+    a("movxm m4, #-8")    # next tile: 72 - 8 + ... (st ends at +72, the next tile is at +64)
+    a(f"movxm p7, #{tiles}")
+    a(f"mov p6, {src}")
+    with a.loop("r1", blocks):
+        with a.loop("r2", 4):
+            for r in ("r3", "r4", "r5", "r6"):
+                a(f"lda.u16 {r}, [p6], m6")
+            for r in ("r3", "r4", "r5", "r6"):
+                a(f"st.s16 {r}, [p7], m7")
+            a("padda [p7], m4")
+            a("padda [p6], m5")
+        a("padda [p6], #24")  # 4 x -30 + 4 x 32 bytes + 16 = 32 bytes on from the block start
+    a(f"mov {src}, p6")
 
 
 def zero_tiles(a: Asm, tiles: int, count: int) -> None:
     a("vsub.16 x0, x0, x0")
     a(f"movxm p6, #{tiles}")
-    for _ in range(2 * count):
+    with a.loop("r7", count):
+        a("vst wl0, [p6], #32")
         a("vst wl0, [p6], #32")
 
 
-def hadamard_block(a: Asm, tiles: int, qreg: str, acc: str, first: bool, neg: bool = False) -> None:
-    """acc (+|-)= p * q for the 16 lanes of q in wl of x[qreg] (wh zero) and the diagonal tiles of p at
-    `tiles` (first: acc = the product). Uses x1, x2, x11, p5; masks in r20..r23, r9 = 0."""
-    a(f"movxm p5, #{tiles}")
+def hadamard_block(a: Asm, tiles, qreg: str, acc: str, neg: bool = False) -> None:
+    """acc (+|-)= p * q for the 16 lanes of q in wl of x[qreg] (wh zero) and the four diagonal tiles of
+    p at `tiles` (an address or a register). Uses x1, x2, x11, p5, p6, r7, r20; r9 = 0."""
+    _ptr(a, "p5", tiles)
+    a("movxm p6, #c_cols")
     a("vsub.16 x11, x11, x11")
-    for t in range(4):
+    with a.loop("r7", 4):
         a("vlda wl1, [p5], #32")
         a("vlda wh1, [p5], #32")
-        a(f"vsel.16 x2, x11, {qreg}, r{20 + t}")
-        if first and t == 0 and not neg:
-            a(f"vmul.f {acc}, x1, x2, r9")
-        else:
-            a(f"{'vmsc.f' if neg else 'vmac.f'} {acc}, {acc}, x1, x2, r9")
+        a("lda r20, [p6], #4")
+        a(f"vsel.16 x2, x11, {qreg}, r20")
+        a(f"{'vmsc.f' if neg else 'vmac.f'} {acc}, {acc}, x1, x2, r9")
 
 
 def hadamard(a: Asm, p, q, out, n: int, tiles: int) -> None:
@@ -314,7 +357,6 @@ def hadamard(a: Asm, p, q, out, n: int, tiles: int) -> None:
     assert n % 16 == 0
     a.comment("element-wise product: four diagonal-tile MACs per 16 lanes")
     a("movxm r9, #0")
-    col_masks(a)
     zero_tiles(a, tiles, 4)
     _ptr(a, "p0", p)
     _ptr(a, "p1", q)
@@ -323,7 +365,8 @@ def hadamard(a: Asm, p, q, out, n: int, tiles: int) -> None:
         diag_tiles(a, "p0", tiles)
         a("vsub.16 x0, x0, x0")
         a("vlda wl0, [p1], #32")
-        hadamard_block(a, tiles, "x0", "bml0", True)
+        a("vclr cm0")
+        hadamard_block(a, tiles, "x0", "bml0")
         a("vconv.bf16.fp32 wl4, bml0")
         a("vst wl4, [p2], #32")
 
@@ -337,37 +380,43 @@ def rope_rows(a: Asm, x, cos, sin, y, S: int, NH: int, D: int, tiles: int) -> No
     nb = half // 16
     a.comment("rope: diagonal tiles of cos and sin per position, eight MACs per 16 outputs")
     a("movxm r9, #0")
-    col_masks(a)
     zero_tiles(a, tiles, 2 * nb * 4)
     _ptr(a, "p0", cos)
     _ptr(a, "p1", sin)
     _ptr(a, "p2", x)
     _ptr(a, "p3", y)
+    st = tiles + 256 * nb
     with a.loop("r0", S):
-        for b in range(nb):
-            diag_tiles(a, "p0", tiles + 256 * b)
-            diag_tiles(a, "p1", tiles + 256 * (nb + b))
+        diag_tiles(a, "p0", tiles, nb)
+        diag_tiles(a, "p1", st, nb)
         with a.loop("r8", NH):
-            for b in range(nb):
-                ct, st = tiles + 256 * b, tiles + 256 * (nb + b)
+            a(f"movxm r10, #{tiles}")
+            with a.loop("r11", nb):
                 a("vsub.16 x0, x0, x0")
                 a("vsub.16 x3, x3, x3")
-                a(f"vlda wl0, [p2, #{32 * b}]")          # x1 block
+                a("vlda wl0, [p2, #0]")           # x1 block
                 a("mov p4, p2")
-                a(f"padda [p4], #{2 * half + 32 * b}")
-                a("vlda wl3, [p4, #0]")                  # x2 block
-                hadamard_block(a, ct, "x0", "bml0", True)
-                hadamard_block(a, st, "x3", "bml0", False, neg=True)
-                hadamard_block(a, ct, "x3", "bmh0", True)
-                hadamard_block(a, st, "x0", "bmh0", False)
+                a(f"padda [p4], #{2 * half}")
+                a("vlda wl3, [p4, #0]")           # x2 block
+                a("vclr cm0")
+                a(f"movxm r12, #{256 * nb}")
+                a("add r12, r10, r12")            # the sin tiles of this block
+                hadamard_block(a, "r10", "x0", "bml0")
+                hadamard_block(a, "r12", "x3", "bml0", neg=True)
+                hadamard_block(a, "r10", "x3", "bmh0")
+                hadamard_block(a, "r12", "x0", "bmh0")
                 a("vconv.bf16.fp32 wl4, bml0")
                 a("vconv.bf16.fp32 wl5, bmh0")
-                a(f"vst wl4, [p3, #{32 * b}]")
+                a("vst wl4, [p3, #0]")
                 a("mov p4, p3")
-                a(f"padda [p4], #{2 * half + 32 * b}")
+                a(f"padda [p4], #{2 * half}")
                 a("vst wl5, [p4, #0]")
-            a(f"padda [p2], #{2 * D}")
-            a(f"padda [p3], #{2 * D}")
+                a("padda [p2], #32")
+                a("padda [p3], #32")
+                a("movxm r13, #256")
+                a("add r10, r10, r13")
+            a(f"padda [p2], #{2 * D - 32 * nb}")
+            a(f"padda [p3], #{2 * D - 32 * nb}")
 
 
 def pad32(n: int) -> int:
@@ -384,7 +433,8 @@ def attention(a: Asm, mem: Mem, tag: str, q: int, k: int, v: int, o: int, S: int
     Sp = pad32(S)
     R = 32 if S % 32 == 0 else S
     assert S % R == 0 and R % 4 == 0 and D % 16 == 0 and D * 2 % 32 == 0
-    kc, vc = mem.alloc(Sp * D * 2), mem.alloc(Sp * D * 2)
+    direct = NKV == 1 and Sp == S  # k, v are [S, D] already: no copies
+    kc, vc = (k, v) if direct else (mem.alloc(Sp * D * 2), mem.alloc(Sp * D * 2))
     qb, sc, ob = mem.alloc(R * D * 2), mem.alloc(R * Sp * 2), mem.alloc(R * D * 2)
     brow = mem.alloc(Sp * 2)
     bb = mem.alloc(R * Sp * 2) if bias is not None else None
@@ -403,12 +453,13 @@ def attention(a: Asm, mem: Mem, tag: str, q: int, k: int, v: int, o: int, S: int
     bp = st.var(bias) if bias is not None else None
     qr, orow = st.var(0), st.var(0)
     with st.loop(NKV):
-        st.get("r17", kp)
-        copy_rows(a, "r17", NKV * D * 2, kc, D * 2, S, D * 2)
-        st.get("r17", vp)
-        copy_rows(a, "r17", NKV * D * 2, vc, D * 2, S, D * 2)
-        st.add(kp, D * 2)
-        st.add(vp, D * 2)
+        if not direct:
+            st.get("r17", kp)
+            copy_rows(a, "r17", NKV * D * 2, kc, D * 2, S, D * 2)
+            st.get("r17", vp)
+            copy_rows(a, "r17", NKV * D * 2, vc, D * 2, S, D * 2)
+            st.add(kp, D * 2)
+            st.add(vp, D * 2)
         with st.loop(NH // NKV):
             st.get("r17", qp)
             st.set(qr, "r17")
@@ -464,31 +515,42 @@ def decoder(a: Asm, layout, cfg, llama: bool) -> None:
     """The Level-3 decoder blocks (decoder_block_llama / decoder_block_t5) from the templates above:
     rms_norm (template), q/k/v/o projections (gemm template), rope (llama), attention, residual adds,
     rms_norm, then the gated SiLU (llama) or ReLU (t5) feed-forward with the down projection stored
-    [H, F] (linear template with a zero bias), residual add; in blocks of rows when memory is short."""
+    [H, F] (linear template with a zero bias), residual add; in blocks of rows when memory is short.
+    Repeated sub-kernels are routines (Outliner) and the exp / silu tables are built at run time:
+    the program has to fit its 8 KiB."""
     S, NH, D, F = cfg["S"], cfg["NH"], cfg["D"], cfg["F"]
     H = NH * D
     ad = {n: p.address for n, p in layout.placements.items()}
     mem = Mem(layout)
+    ol = Outliner(a, mem)
     consts(a)
-    hb, x2 = mem.alloc(S * H * 2), mem.alloc(S * H * 2)
+    for fn in ("exp", "silu") if llama else ("exp",):
+        runtime_pwl(a, mem, fn)
+    hb, x2 = mem.alloc(S * H * 2), ad["x"]  # x2 = x + ... in place of x
     norm = B.gen_norm(False)
-    sub(a, norm, {"M": S, "N": H}, "norm1", x=ad["x"], gamma=ad["g"], y=hb)
+    emit(a, "norm", "norm1", norm, {"M": S, "N": H}, x=ad["x"], gamma=ad["g"], y=hb)
     saved = mark(mem)
-    q, k, v, att = (mem.alloc(S * H * 2) for _ in range(4))
+    q, k, v = (mem.alloc(S * H * 2) for _ in range(3))
+    att = q  # each block of query rows is read (scaled copy) before its outputs are written
     w = ad["wqkvo"]
     for i, dst in enumerate((q, k, v)):
         matmul(a, f"proj{i}", hb, w + i * H * H * 2, dst, S, H, H)
     if llama:
         tiles = mem.alloc(D * 16)
         cs = ad["cs"]
+
+        def rope(asm, cfg_, lay):
+            pl = lay.placements
+            rope_rows(asm, pl["x"].address, pl["c"].address, pl["s"].address, pl["x"].address, S, NH, D,
+                      pl["t"].address)
         for t in (q, k):
-            rope_rows(a, t, cs, cs + S * (D // 2) * 2, t, S, NH, D, tiles)
+            emit(a, "rope", f"rope{t}", rope, {}, x=t, c=cs, s=cs + S * (D // 2) * 2, t=tiles)
     attention(a, mem, "att", q, k, v, att, S, NH, NH, D, scale=llama,
               bias=None if llama else ad["bias"])
-    matmul(a, "proj3", att, w + 3 * H * H * 2, x2, S, H, H)
-    add(a, ad["x"], x2, x2, S * H)
+    matmul(a, "proj3", att, w + 3 * H * H * 2, hb, S, H, H)
+    add(a, ad["x"], hb, x2, S * H)
     restore(mem, saved)
-    sub(a, norm, {"M": S, "N": H}, "norm2", x=x2, gamma=ad["g"] + H * 2, y=hb)
+    emit(a, "norm", "norm2", norm, {"M": S, "N": H}, x=x2, gamma=ad["g"] + H * 2, y=hb)
     wf = ad["wffn" if llama else "wff"]
     zb = mem.alloc(H * 2)
     fill(a, zb, (H * 2 + 31) // 32 * 32)
@@ -501,9 +563,126 @@ def decoder(a: Asm, layout, cfg, llama: bool) -> None:
         matmul(a, f"ffg{r}", hr, wf, g, mb, H, F)
         if llama:
             matmul(a, f"ffu{r}", hr, wf + H * F * 2, u, mb, H, F)
-            sub(a, B.gen_unary_pwl("silu"), {"N": mb * F}, f"silu{r}", x=g, y=g)
-            hadamard(a, g, u, u, mb * F, tiles)
+            emit(a, "silu", f"silu{r}", B.gen_unary_pwl("silu"), {"N": mb * F}, x=g, y=g)
+            emit(a, "had", f"had{r}", lambda asm, c_, lay: hadamard(asm, g, u, u, mb * F, tiles), {})
         else:
-            sub(a, B.gen_relu, {"N": mb * F}, f"relu{r}", x=g, y=g)
+            emit(a, "relu", f"relu{r}", B.gen_relu, {"N": mb * F}, x=g, y=g)
         linear(a, f"ffd{r}", u, wf + (2 if llama else 1) * H * F * 2, zb, o, mb, F, H)
         add(a, x2 + r * H * 2, o, ad["y"] + r * H * 2, mb * H)
+    ol.finalize(a)
+
+
+_MOVXM = re.compile(r"^\s*movxm (\w+), #(-?\w+)\s*$")
+
+
+_MOVXM_R = re.compile(r"^(\s*)movxm (r\d+), #(-?\d+)\s*$")
+
+
+def short_moves(line: str) -> str:
+    """`movxm rN, #v` (long slot, 6 bytes) as `movx rN, #v` (4 bytes) when v fits 11 bits."""
+    m = _MOVXM_R.match(line)
+    if m and -1024 <= int(m.group(3)) <= 1023:
+        return f"{m.group(1)}movx {m.group(2)}, #{m.group(3)}"
+    return line
+
+
+class Outliner:
+    """Sub-kernels used more than once become routines, emitted once after the kernel's `done`: the
+    instances of a routine differ only in `movxm reg, #imm` lines (addresses and sizes), which become
+    parameters: each call has a table of them in .data, and stores its address and the return
+    address into a parameter block before it jumps; the routine loads each parameter from the table
+    (p7 borrowed through r31, which no template uses) and returns with `j p7`. Program memory is 8 KiB (dm[0..0x2000]), the composites need this."""
+
+    def __init__(self, a: Asm, mem: Mem):
+        self.pb = mem.alloc(4 * 64)
+        self.inst: dict[str, list[list[str]]] = {}
+        a._ol = self
+
+    def call(self, a: Asm, key: str, gen, cfg: dict, **addrs) -> None:
+        b = Asm()
+        b._tables = getattr(a, "_tables", {})
+        a._tables = b._tables
+        b._runtime = getattr(a, "_runtime", {})
+        sub(b, gen, cfg, "R" + key, **addrs)
+        assert not any(re.search(r"\br31\b", line) for line in b.lines), "r31 is the routines' temporary"
+        a.data += b.data
+        self.inst.setdefault(key, []).append(b.lines)
+        a.lines.append(f"@@CALL {key} {len(self.inst[key]) - 1}")
+
+    def finalize(self, a: Asm) -> None:
+        params, bodies = {}, []
+        for key, insts in self.inst.items():
+            if len(insts) == 1:
+                continue
+            n = len(insts[0])
+            assert all(len(i) == n for i in insts), key
+            pos = []
+            for k in range(n):
+                lines = {i[k] for i in insts}
+                if len(lines) > 1:
+                    ms = [_MOVXM.match(i[k]) for i in insts]
+                    assert all(ms) and len({m.group(1) for m in ms}) == 1, (key, lines)
+                    pos.append(k)
+            params[key] = pos
+            bodies.append(f"R{key}_entry:")
+            for k, line in enumerate(insts[0]):
+                if k in pos:
+                    reg = _MOVXM.match(line).group(1)
+                    off = 4 * pos.index(k)
+                    load = [f"    movxm p7, #{self.pb}", "    lda p7, [p7, #4]", f"    lda {reg}, [p7, #{off}]"]
+                    bodies += load if reg == "p7" else ["    mov r31, p7"] + load + ["    mov p7, r31"]
+                else:
+                    bodies.append(line)
+            bodies += [f"    movxm p7, #{self.pb}", "    lda p7, [p7, #0]", "    j p7"]
+        out = []
+        for line in a.lines:
+            if not line.startswith("@@CALL"):
+                out.append(line)
+                continue
+            _, key, idx = line.split()
+            inst = self.inst[key][int(idx)]
+            if key not in params:
+                out += inst
+                continue
+            ret = a.new("ret")
+            out.append(f"    movxm p7, #{self.pb}")
+            if params[key]:
+                a.data += ["    .p2align 2", f"{ret}_args:",
+                           "    .long " + ", ".join(_MOVXM.match(inst[k]).group(2) for k in params[key])]
+                out += [f"    movxm r6, #{ret}_args", "    st r6, [p7, #4]"]
+            out += [f"    movxm r6, #{ret}", "    st r6, [p7, #0]", f"    j #R{key}_entry", f"{ret}:"]
+        a.lines = [short_moves(line) for line in out + ["    done"] + bodies]
+        a._ol = None
+
+
+def runtime_pwl(a: Asm, mem: Mem, fn: str) -> None:
+    """The piecewise-linear table pwl_<fn> of the Level-1 templates built at run time from its hinge
+    pairs (8 bytes a pair instead of 128) into free data memory; sub() points the templates at it."""
+    pairs = B.pwl_pairs(fn)
+    dest = mem.alloc(128 * len(pairs))
+    runtime = getattr(a, "_runtime", None)
+    if runtime is None:
+        runtime = a._runtime = {}
+    runtime["pwl_" + fn] = dest
+    words = [B.bfbits(v) for ta, ca, tb, cb in pairs for v in (ta, ca, tb, cb)]
+    a.table(f"c_pwlc_{fn}", words)
+    a.comment(f"pwl_{fn}: per hinge pair the knot vector [ta x16 | tb x16] and the tile [ca I4 | cb I4]")
+    a(f"movxm p0, #c_pwlc_{fn}")
+    a(f"movxm p1, #{dest}")
+    a("vsub.16 x0, x0, x0")
+    a("movxm m2, #18")
+    with a.loop("r0", len(pairs)):
+        for r in ("r3", "r4", "r5", "r6"):
+            a(f"lda.u16 {r}, [p0], #2")
+        for r in ("r3", "r5"):
+            with a.loop("r1", 16):
+                a(f"st.s16 {r}, [p1], #2")
+        a("vst wl0, [p1, #0]")
+        a("vst wl0, [p1, #32]")
+        for r, off in (("r4", 0), ("r6", 8)):
+            a("mov p2, p1")
+            if off:
+                a(f"padda [p2], #{off}")
+            for _ in range(4):
+                a(f"st.s16 {r}, [p2], m2")
+        a("padda [p1], #64")

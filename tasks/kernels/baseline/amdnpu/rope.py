@@ -11,6 +11,7 @@ def generate(task, cfg, layout, spec):
     S, NH, D = cfg["S"], cfg["NH"], cfg["D"]
     a = L.Asm()
     mem = L.Mem(layout)
+    L.consts(a)
     ad = {n: p.address for n, p in layout.placements.items()}
     tiles = mem.alloc(D * 16)
     L.rope_rows(a, ad["x"], ad["cos"], ad["sin"], ad["y"], S, NH, D, tiles)

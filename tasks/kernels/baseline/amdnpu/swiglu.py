@@ -12,6 +12,7 @@ def generate(task, cfg, layout, spec):
     M, H, F = cfg["M"], cfg["H"], cfg["F"]
     a = L.Asm()
     mem = L.Mem(layout)
+    L.consts(a)
     ad = {n: p.address for n, p in layout.placements.items()}
     tiles = mem.alloc(256)
     mb, (g, u) = L.row_blocks(mem, M, F * 2, 2)
