@@ -592,6 +592,32 @@ def rope(p: Prog, task: str) -> None:
               "S_ADDI_INT gp6, gp6, 64")
 
 
+def scores(p: Prog, qs: list[int], nq: int, kw, BC: int, Sc) -> None:
+    """Sc[:, chunk t] = q k_t^T for the BC key tiles of kw, on M_BTMV with head 0 only: qs[s] holds the
+    query rows shifted by 16 s lanes (prefetched so), so slice s of a k tile meets the queries' slice s in
+    segment 0 and head 0 accumulates the whole 64-deep dot product in fp32 (one rounding). Rows go outer,
+    up to four resident k tiles inner; each row's write-out spills heads 1..3 (garbage) onto the next three
+    rows, which are written after it (Sc has four spare rows after each chunk)."""
+    for t0 in range(0, BC, 4):
+        nt = min(4, BC - t0)
+        p.scale_stride(kw.n, kw.ld)
+        for t in range(nt):
+            prefetch_tile(p, t, kw, 0, t0 + t)
+        for s in range(4):
+            p.li(f"gp{1 + s}", qs[s])
+        for t in range(nt):
+            p.li(f"gp{5 + t}", t * p.TILE)
+        for s in (1, 2, 3):
+            p.li(f"gp{8 + s}", 16 * s)
+        p.li("gp12", Sc.at(0, t0))
+        with p.loop("gp13", nq):
+            for t in range(nt):
+                for s in range(4):
+                    p(f"M_BTMV {'gp0' if s == 0 else f'gp{8 + s}'}, gp{5 + t}, gp{1 + s}")
+                p(f"S_ADDI_INT gp15, gp12, {t * Sc.rows * 64}", "M_BMV_WO gp15, 0")
+            p(*(f"S_ADDI_INT gp{1 + s}, gp{1 + s}, 64" for s in range(4)), "S_ADDI_INT gp12, gp12, 64")
+
+
 def attention(p: Prog, task: str) -> None:
     """Softmax over blocks of up to BC*64 keys (all S keys at once where the scores fit, 256 for
     flash_attention): per head and block of queries, the block's scores in one product (k tiles
@@ -606,25 +632,28 @@ def attention(p: Prog, task: str) -> None:
     O = Img(p.out("o"), S)
     free = (p.vend - (O.addr + S * NH * D)) // 64                   # rows
     BC = S // 64 if task != "flash_attention" else min(S // 64, 4)
-    need = lambda r: r + r * BC + 1 + 4 + 16 * BC  # noqa: E731  (q, scores, sum, out, copies of 4 rows)
+    need = lambda r: 4 * r + (r + 4) * BC + 1 + 16  # noqa: E731  (shifted q, scores, sum, write-outs)
     nq = next((r for r in (64, 32, 16, 8) if S % r == 0 and need(r) <= free), None)
     if nq is None or S == 64:
         return b.attention(p, task)
     mem = p.vmem = Vmem(O.addr + S * NH * D, p.vend)
-    qbuf, sbuf, acc = mem.take(nq * 64), mem.take(nq * BC * 64), mem.take(64)
-    Q, Sc = Img(qbuf, nq), Img(sbuf, nq)
+    qs = [mem.take(nq * 64) for _ in range(4)]
+    sbuf, acc = mem.take((nq + 4) * BC * 64), mem.take(64)
+    Sc = Img(sbuf, nq + 4)      # 4 spare rows after each chunk: the score product's write-outs spill there
     p("S_LD_FP f7, gp0, 2                 ; 1/sqrt(D)", "S_LD_FP f6, gp0, 3                 ; -inf")
     for h in range(NH):
         g = h // (NH // NKV)
         for q0 in range(0, S, nq):
-            b.load_rows(p, "q", qbuf, nq, q0 * NH * D + h * D, NH * D)
-            b.rows_scale(p, qbuf, nq, "f7")
+            for sl in range(4):   # q shifted by 16 sl lanes: its slice sl in segment 0
+                b.load_rows(p, "q", qs[sl], nq, q0 * NH * D + h * D + 16 * sl, NH * D)
+            for sl in range(4):
+                b.rows_scale(p, qs[sl], nq, "f7")
             out = O.at(q0, h)
             for k0 in range(0, S, BC * 64):
                 first = k0 == 0
                 kw = W(p, "k", k0 * NKV * D + g * D, NKV * D, trans=True)
                 vw = W(p, "v", k0 * NKV * D + g * D, NKV * D)
-                p.matmul(p, Q, 0, nq, 64, kw, BC * 64, Sc, 0)
+                scores(p, qs, nq, kw, BC, Sc)
                 p.li("gp1", sbuf)
                 p.li("gp2", acc)
                 p.li("gp3", 0)
@@ -635,9 +664,9 @@ def attention(p: Prog, task: str) -> None:
                     else:
                         p(f"S_LD_FP f1, gp3, {b.FP_M}", "S_ADD_FP f2, f1, f0")
                     for c in range(BC):
-                        p(f"S_ADDI_INT gp5, gp1, {c * nq * 64}", "V_RED_MAX f2, gp5, 0")
+                        p(f"S_ADDI_INT gp5, gp1, {c * Sc.rows * 64}", "V_RED_MAX f2, gp5, 0")
                     for c in range(BC):
-                        p(f"S_ADDI_INT gp5, gp1, {c * nq * 64}", "V_SUB_VF gp5, gp5, f2", "V_EXP_V gp5, gp5",
+                        p(f"S_ADDI_INT gp5, gp1, {c * Sc.rows * 64}", "V_SUB_VF gp5, gp5, f2", "V_EXP_V gp5, gp5",
                           "V_ADD_VF gp2, gp5, f0" if c == 0 else "V_ADD_VV gp2, gp2, gp5")
                     p("S_ADD_FP f4, f0, f0", "V_RED_SUM f4, gp2")
                     if not first:
