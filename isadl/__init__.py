@@ -25,7 +25,7 @@ from .resolve import resolve
 
 TARGETS_DIR = Path(__file__).resolve().parent.parent / "targets"
 
-__all__ = ["load", "load_text", "load_all", "find_target", "Spec", "IsaError", "Diagnostic", "parse_text",
+__all__ = ["load", "load_text", "load_all", "find_target", "cached_identity", "Spec", "IsaError", "Diagnostic", "parse_text",
            "parse_file", "ir", "TARGETS_DIR"]
 
 
@@ -134,36 +134,73 @@ def _source_digest() -> str:
     return h.hexdigest()
 
 
-def _cached(path: Path, defines: Mapping[str, int], isa: Optional[str], build) -> Spec:
-    """The checked Spec of `path`, from $KCGEN_CACHE/isadl (default ~/.cache/kcgen/isadl) when the
-    file's bytes, its path, the overrides and the isadl sources are unchanged. Files that use
-    `extends` (their meaning depends on other files) and files with errors are not cached."""
+def _cache_file(path: Path, defines: Mapping[str, int], isa: Optional[str]) -> Optional[Path]:
+    """Where the checked Spec of `path` is cached: keyed by the file's bytes, its path, the
+    overrides and the isadl sources. None for files that use `extends` (their meaning depends on
+    other files) or cannot be read."""
     try:
         data = Path(path).read_bytes()
     except OSError:
-        return build()
+        return None
     if _EXTENDS.search(data):
-        return build()
+        return None
     h = hashlib.sha256(data)
     for part in (str(Path(path).resolve()), repr(sorted(defines.items())), repr(isa), _source_digest()):
         h.update(b"\0" + part.encode())
     root = Path(os.environ.get("KCGEN_CACHE") or Path.home() / ".cache" / "kcgen") / "isadl"
-    file = root / f"{h.hexdigest()[:32]}.pickle"
+    return root / f"{h.hexdigest()[:32]}.pickle"
+
+
+def _cached(path: Path, defines: Mapping[str, int], isa: Optional[str], build) -> Spec:
+    """The checked Spec of `path`, from $KCGEN_CACHE/isadl (default ~/.cache/kcgen/isadl) when
+    `_cache_file` has it. Files with errors are not cached."""
+    file = _cache_file(path, defines, isa)
+    if file is None:
+        return build()
     try:
-        return pickle.loads(file.read_bytes())
+        spec = pickle.loads(file.read_bytes())
     except Exception:  # missing, truncated or from another Python: rebuild
-        pass
+        spec = None
+    else:
+        if not file.with_suffix(".id").exists():
+            _write_identity(file, spec)
+        return spec
     spec = build()
-    from .canonical import content_hash
-    content_hash(spec)  # computed once, stored with the Spec
     try:
-        root.mkdir(parents=True, exist_ok=True)
+        file.parent.mkdir(parents=True, exist_ok=True)
         tmp = file.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_bytes(pickle.dumps(spec, protocol=pickle.HIGHEST_PROTOCOL))
         os.replace(tmp, file)
+        _write_identity(file, spec)
     except OSError:
         pass  # a read-only cache only costs speed
     return spec
+
+
+def _write_identity(file: Path, spec: Spec) -> None:
+    """The Spec's name and content hash beside its pickle: a cache hit of a whole build (kcgen
+    build) needs only these, not the unpickled Spec."""
+    from .canonical import content_hash
+    try:
+        tmp = file.with_suffix(f".{os.getpid()}.idtmp")
+        tmp.write_text(f"{spec.isa.name} {content_hash(spec)}\n")
+        os.replace(tmp, file.with_suffix(".id"))
+    except OSError:
+        pass
+
+
+def cached_identity(target: str | Path, defines: Mapping[str, int] | None = None,
+                    isa: Optional[str] = None) -> Optional[tuple[str, str]]:
+    """(isa name, content hash) of a target whose checked Spec is cached, without loading it;
+    None when it is not cached (or cannot be)."""
+    try:
+        file = _cache_file(find_target(target), defines or {}, isa)
+        if file is None or not file.exists():
+            return None
+        name, digest = file.with_suffix(".id").read_text().split()
+        return name, digest
+    except (OSError, ValueError, IsaError):
+        return None
 
 
 def load_text(text: str, path: str = "<string>", defines: Mapping[str, int] | None = None,

@@ -10,7 +10,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Mapping, Optional
 
-import networkx as nx
 
 from . import ir
 from .diagnostics import Reporter, did_you_mean
@@ -545,6 +544,7 @@ class _Check:
 
     # ---- functions ------------------------------------------------------------------------------------
     def functions(self) -> None:
+        import networkx as nx  # here, not at import: a cached load never checks (networkx: 0.1 s to import)
         graph = nx.DiGraph()
         for fn in self.isa.functions:
             graph.add_node(fn.name)

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from typing import Callable, Mapping
 
-import networkx as nx
 
 from . import ir
 
@@ -158,6 +157,7 @@ def _trunc_div(a: int, b: int) -> int:
 
 def resolve(params: tuple[ir.Param, ...], overrides: Mapping[str, int]) -> tuple[dict[str, int], list[EvalError]]:
     """Values of all parameters (after overrides), in dependency order. Reports cycles and unknown names."""
+    import networkx as nx  # here, not at import: a cached load never resolves (networkx: 0.1 s to import)
     by_name = {p.name: p for p in params}
     graph = nx.DiGraph()
     errors: list[EvalError] = []
@@ -200,7 +200,8 @@ def resolve(params: tuple[ir.Param, ...], overrides: Mapping[str, int]) -> tuple
     return values, errors
 
 
-def _reaching(graph: nx.DiGraph, nodes: set[str]) -> set[str]:
+def _reaching(graph, nodes: set[str]) -> set[str]:
+    import networkx as nx
     out = set(nodes)
     for n in nodes:
         out |= nx.ancestors(graph, n)

@@ -268,7 +268,15 @@ def grep_cmd(target: str, pattern: str, context: int, ignore_case: bool, max_mat
 @click.option("--force", is_flag=True, help="Rebuild even when the cache has this target.")
 def build_cmd(target: str, defines: tuple[str, ...], force: bool) -> None:
     """Build TARGET's simulator, docs, isa.json and encoding tables; print the artifact directory."""
-    from kcgen.sim.build import BuildError
+    from kcgen.sim.build import BuildError, cached_directory
+    if not force:  # a cache hit needs neither the Spec nor the generator: the Spec's identity will do
+        try:
+            ident = isadl.cached_identity(target, parse_defines(defines))
+        except isadl.IsaError:
+            ident = None
+        if ident is not None and (cached_directory(*ident) / "artifacts.done").exists():
+            click.echo(str(cached_directory(*ident)))
+            return
     from kcgen.target import build_target
     spec = _load_target(target, defines)
     try:

@@ -25,7 +25,8 @@ from filelock import FileLock
 from isadl.canonical import content_hash
 from isadl.check import Spec
 
-from .cgen import GENERATOR_VERSION, CGen, Unsupported
+# The generator (and numpy/ml_dtypes behind it) is imported only to generate: a cache hit needs its
+# source text for the key, not the module.
 
 NATIVE = Path(__file__).resolve().parents[2] / "native"
 CFLAGS = ("-O2", "-std=gnu11", "-fPIC", "-shared", "-Wall", "-Wextra", "-Wno-unused-parameter",
@@ -51,9 +52,10 @@ def _generator_text() -> str:
     return "".join((here / f).read_text() for f in ("cgen.py", "layout.py", "typed.py"))
 
 
-def cache_key(spec: Spec, cc: str = "gcc") -> str:
+def cache_key(spec: Spec, cc: str = "gcc", digest: Optional[str] = None) -> str:
+    """The build's key; `digest`: the Spec's content hash when only that is at hand."""
     h = hashlib.sha256()
-    for part in (content_hash(spec), GENERATOR_VERSION, cc, " ".join(CFLAGS), _native_text(), _generator_text()):
+    for part in (digest or content_hash(spec), cc, " ".join(CFLAGS), _native_text(), _generator_text()):
         h.update(part.encode())
         h.update(b"\0")
     return h.hexdigest()[:20]
@@ -67,6 +69,11 @@ class Built:
     meta: dict
     seconds: float  # time spent building (0 on a cache hit)
     cached: bool
+
+
+def cached_directory(name: str, digest: str, cc: Optional[str] = None) -> Path:
+    """Where the build of the ISA `name` with content hash `digest` lives (built or not)."""
+    return cache_root() / f"{name}-{cache_key(None, cc or os.environ.get('CC') or 'gcc', digest)}"
 
 
 def build(spec: Spec, force: bool = False, cc: Optional[str] = None) -> Built:
@@ -83,6 +90,7 @@ def build(spec: Spec, force: bool = False, cc: Optional[str] = None) -> Built:
         if not force and lib.exists() and meta_path.exists():  # built by someone else while we waited
             return Built(directory, lib, (directory / "cdef.h").read_text(), json.loads(meta_path.read_text()), 0.0, True)
         t0 = time.perf_counter()
+        from .cgen import CGen, Unsupported
         try:
             gen = CGen(spec)
             files = gen.generate_files()
