@@ -697,6 +697,7 @@ def decoder(p: Prog, task: str) -> None:
     g0, g1 = mem.take(grows * 64), mem.take(grows * 64)
     load_rows(p, "g", g0, grows, 0, 64)
     load_rows(p, "g", g1, grows, H, 64)
+    assert all(v + p.tensor_elems(what.split()[2]) * 9 // 8 < SCRATCH for _, v, what in p.layout.args)
     p.li("gp1", SCRATCH)
     p("C_SET_ADDR_REG a5, gp0, gp1")
     # scratch regions (elements 4 NKV apart, all with SCALE_OFFSET NKV): k high, k low, v high, v low
