@@ -115,6 +115,27 @@ def sub(a: Asm, gen, cfg: dict, prefix: str, **addrs) -> None:
     b = Asm()
     gen(b, cfg, fake_layout(**addrs))
     b.lines = roll_repeats(b, b.lines)
+    _merge(a, b, prefix)
+
+
+def sub_text(a: Asm, text: str, prefix: str) -> None:
+    """A whole kernel's text (.text ... done [.data ...]) spliced into a, as sub() does."""
+    b = Asm()
+    section = ".text"
+    for line in text.splitlines():
+        s = line.strip()
+        if s in (".text", ".data"):
+            section = s
+            continue
+        if section == ".text":
+            if s != "done":
+                b.lines.append(line)
+        elif s:
+            b.data.append(line)
+    _merge(a, b, prefix)
+
+
+def _merge(a: Asm, b: Asm, prefix: str) -> None:
     tables = getattr(a, "_tables", None)
     if tables is None:
         tables = a._tables = {}
@@ -156,8 +177,24 @@ def emit(a: Asm, key: str, prefix: str, gen, cfg: dict, **addrs) -> None:
         ol.call(a, key, gen, cfg, **addrs)
 
 
-def matmul(a: Asm, prefix, pa, pb, pc, M, K, N) -> None:
-    """C[M, N] = A[M, K] @ B[K, N] (the Level-1 gemm template)."""
+def fast(asm: Asm, name: str, cfg: dict, prefix: str, **addrs) -> bool:
+    """When the kernel is built with faster sub-kernels (a._fast, set by the reference generators:
+    name -> fn(cfg, **addrs) -> kernel text or None where it does not apply), splice one in."""
+    fns = getattr(asm, "_fast", None)
+    if not fns or getattr(asm, "_ol", None) is not None or name not in fns:
+        return False
+    text = fns[name](cfg, **addrs)
+    if text is None:
+        return False
+    sub_text(asm, text, prefix)
+    return True
+
+
+def matmul(a: Asm, prefix, pa, pb, pc, M, K, N, scratch_b: bool = False) -> None:
+    """C[M, N] = A[M, K] @ B[K, N] (the Level-1 gemm template; scratch_b: B may be overwritten, which
+    the faster gemm of the reference generators does)."""
+    if scratch_b and fast(a, "gemm", {"M": M, "K": K, "N": N}, prefix, a=pa, b=pb, c=pc):
+        return
     def gen(asm, cfg, lay):
         B.setup_modes(asm)
         pl = lay.placements
@@ -165,8 +202,10 @@ def matmul(a: Asm, prefix, pa, pb, pc, M, K, N) -> None:
     emit(a, "mm", prefix, gen, {}, ma=pa, mb=pb, mc=pc)
 
 
-def linear(a: Asm, prefix, x, w, bias, y, M, K, N) -> None:
-    """y[M, N] = x[M, K] @ w[N, K]^T + bias[N] (the Level-1 linear template)."""
+def linear(a: Asm, prefix, x, w, bias, y, M, K, N, scratch_w: bool = False) -> None:
+    """y[M, N] = x[M, K] @ w[N, K]^T + bias[N] (the Level-1 linear template; scratch_w as above)."""
+    if scratch_w and fast(a, "linear", {"M": M, "K": K, "N": N}, prefix, x=x, w=w, bias=bias, y=y):
+        return
     emit(a, "lin", prefix, B.gen_linear, {"M": M, "K": K, "N": N}, x=x, w=w, bias=bias, y=y)
 
 
@@ -433,7 +472,8 @@ def attention(a: Asm, mem: Mem, tag: str, q: int, k: int, v: int, o: int, S: int
     Sp = pad32(S)
     R = 32 if S % 32 == 0 else S
     assert S % R == 0 and R % 4 == 0 and D % 16 == 0 and D * 2 % 32 == 0
-    direct = NKV == 1 and Sp == S  # k, v are [S, D] already: no copies
+    quick = bool(getattr(a, "_fast", None))  # faster sub-kernels that overwrite their B: copies per block
+    direct = NKV == 1 and Sp == S and not quick  # k, v are [S, D] already: no copies
     kc, vc = (k, v) if direct else (mem.alloc(Sp * D * 2), mem.alloc(Sp * D * 2))
     qb, sc, ob = mem.alloc(R * D * 2), mem.alloc(R * Sp * 2), mem.alloc(R * D * 2)
     brow = mem.alloc(Sp * 2)
@@ -453,22 +493,25 @@ def attention(a: Asm, mem: Mem, tag: str, q: int, k: int, v: int, o: int, S: int
     bp = st.var(bias) if bias is not None else None
     qr, orow = st.var(0), st.var(0)
     with st.loop(NKV):
-        if not direct:
+        if not direct and not quick:
             st.get("r17", kp)
             copy_rows(a, "r17", NKV * D * 2, kc, D * 2, S, D * 2)
             st.get("r17", vp)
             copy_rows(a, "r17", NKV * D * 2, vc, D * 2, S, D * 2)
-            st.add(kp, D * 2)
-            st.add(vp, D * 2)
         with st.loop(NH // NKV):
             st.get("r17", qp)
             st.set(qr, "r17")
             st.get("r17", op)
             st.set(orow, "r17")
             with st.loop(S // R):
+                if quick:
+                    st.get("r17", kp)
+                    copy_rows(a, "r17", NKV * D * 2, kc, D * 2, S, D * 2)
+                    st.get("r17", vp)
+                    copy_rows(a, "r17", NKV * D * 2, vc, D * 2, S, D * 2)
                 st.get("r17", qr)
                 scale_rows(a, "r17", NH * D * 2, qb, D * 2, R, D * 2, D ** -0.5 if scale else 1.0)
-                linear(a, a.new(tag + "s"), qb, kc, brow, sc, R, D, Sp)
+                linear(a, a.new(tag + "s"), qb, kc, brow, sc, R, D, Sp, scratch_w=quick)
                 if bias is not None:
                     st.get("r17", bp)
                     a("mov p6, r17")
@@ -481,14 +524,17 @@ def attention(a: Asm, mem: Mem, tag: str, q: int, k: int, v: int, o: int, S: int
                         a("padda [p7], m7")
                     st.add(bp, R * S * 2)
                     add(a, sc, bb, sc, R * Sp)
-                sub(a, B.gen_softmax, {"M": R, "N": Sp}, a.new(tag + "m"), x=sc, y=sc)
-                matmul(a, a.new(tag + "v"), sc, vc, ob, R, Sp, D)
+                if not fast(a, "softmax", {"M": R, "N": Sp}, a.new(tag + "m"), x=sc, y=sc):
+                    sub(a, B.gen_softmax, {"M": R, "N": Sp}, a.new(tag + "m"), x=sc, y=sc)
+                matmul(a, a.new(tag + "v"), sc, vc, ob, R, Sp, D, scratch_b=quick)
                 st.get("r17", orow)
                 copy_rows(a, ob, D * 2, "r17", NH * D * 2, R, D * 2)
                 st.add(qr, R * NH * D * 2)
                 st.add(orow, R * NH * D * 2)
             st.add(qp, D * 2)
             st.add(op, D * 2)
+        st.add(kp, D * 2)
+        st.add(vp, D * 2)
 
 
 def row_blocks(mem: Mem, M: int, bytes_per_row: int, buffers: int = 1):

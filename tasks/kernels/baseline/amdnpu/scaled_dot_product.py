@@ -7,8 +7,10 @@ from kcgen.paths import load_module
 L = load_module(Path(__file__).resolve().parent / "_lib.py")
 
 
-def generate(task, cfg, layout, spec):
+def generate(task, cfg, layout, spec, fast=None):
+    """fast: faster sub-kernels (the reference generator's, see _lib.fast), else the templates."""
     a = L.Asm()
+    a._fast = fast
     mem = L.Mem(layout)
     L.consts(a)
     ad = {n: p.address for n, p in layout.placements.items()}
