@@ -394,6 +394,8 @@ def hadamard_block(a: Asm, tiles, qreg: str, acc: str, neg: bool = False) -> Non
 def hadamard(a: Asm, p, q, out, n: int, tiles: int) -> None:
     """out[n] = p * q element-wise (n a multiple of 16; out may be q). tiles: 256 bytes."""
     assert n % 16 == 0
+    if fast(a, "hadamard", {"N": n}, a.new("had"), p=p, q=q, out=out, tiles=tiles):
+        return
     a.comment("element-wise product: four diagonal-tile MACs per 16 lanes")
     a("movxm r9, #0")
     zero_tiles(a, tiles, 4)

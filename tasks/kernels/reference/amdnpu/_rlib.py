@@ -20,7 +20,50 @@ def _ref(name, ok):
     return fn
 
 
+def _hadamard(cfg, p, q, out, tiles):
+    """out = p * q (16 lanes per step): the four diagonal tiles of p by straight-line scalar copies
+    (a word load gives two values, the high one shifted down), q masked per column by vsel, four MACs."""
+    n = cfg["N"]
+    if not isinstance(p, int) or not isinstance(q, int) or not isinstance(out, int):
+        return None
+    a = L.Asm()
+    a("movxm r9, #0")
+    a("movxm r19, #-16")
+    for t in range(4):
+        a(f"movxm r{20 + t}, #{sum(1 << (4 * i + t) for i in range(4))}")
+    L.zero_tiles(a, tiles, 4)
+    a("vsub.16 x11, x11, x11")
+    a("vsub.16 x8, x8, x8")
+    a(f"movxm p0, #{p}")
+    a(f"movxm p1, #{q}")
+    a(f"movxm p2, #{out}")
+    lo = ["r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8"]
+    hi = ["r10", "r11", "r12", "r13", "r14", "r15", "r16", "r17"]
+    with a.loop("r0", n // 16):
+        for w in range(8):
+            a(f"lda {lo[w]}, [p0], #4")
+        for w in range(8):
+            a(f"lshl {hi[w]}, {lo[w]}, r19")
+            for reg, e in ((lo[w], 2 * w), (hi[w], 2 * w + 1)):
+                i, t = e // 4, e % 4
+                a(f"movxm p5, #{tiles + 64 * t + 18 * i}")
+                a(f"st.s16 {reg}, [p5, #0]")
+        a("vlda wl8, [p1], #32")
+        a(f"movxm p5, #{tiles}")
+        for t in range(4):
+            a(f"vlda wl{t}, [p5, #{64 * t}]")
+            a(f"vlda wh{t}, [p5, #{64 * t + 32}]")
+        a("vclr cm0")
+        for t in range(4):
+            a(f"vsel.16 x{4 + t}, x11, x8, r{20 + t}")
+            a(f"vmac.f bml0, bml0, x{t}, x{4 + t}, r9")
+        a("vconv.bf16.fp32 wl10, bml0")
+        a("vst wl10, [p2], #32")
+    return a.text()
+
+
 FAST = {
+    "hadamard": _hadamard,
     # (K <= 160: their A-tile loads address rows 0..3 with a 11-bit offset 2 K r)
     "gemm": _ref("gemm", lambda c: c["M"] % 8 == 0 and c["K"] % 16 == 0 and c["N"] % 16 == 0 and c["K"] <= 160),
     "linear": _ref("linear", lambda c: c["M"] % 8 == 0 and c["K"] % 16 == 0 and c["N"] % 16 == 0
