@@ -734,3 +734,18 @@ def runtime_pwl(a: Asm, mem: Mem, fn: str) -> None:
             for _ in range(4):
                 a(f"st.s16 {r}, [p2], m2")
         a("padda [p1], #64")
+
+
+def attention_generator(heads):
+    """generate() of the attention tasks: heads(cfg) -> (NH, NKV); q, k, v, o as the tasks name them."""
+    def generate(task, cfg, layout, spec, fast=None):
+        """fast: faster sub-kernels (the reference generator's, see fast()), else the templates."""
+        a = Asm()
+        a._fast = fast
+        mem = Mem(layout)
+        consts(a)
+        ad = {n: p.address for n, p in layout.placements.items()}
+        nh, nkv = heads(cfg)
+        attention(a, mem, "at", ad["q"], ad["k"], ad["v"], ad["o"], cfg["S"], nh, nkv, cfg["D"])
+        return a.text()
+    return generate

@@ -87,3 +87,15 @@ def scheduled(base, task, cfg, layout, spec) -> str:
         if max(s.end for s in program.sections.values()) <= PROGRAM_END:
             return text
     raise ValueError("the program does not fit its 8 KiB")
+
+
+def reference_of(name: str, fast: bool = True):
+    """generate() of a task's reference: its baseline generator with the FAST sub-kernels (fast) or
+    as it is, packed into bundles."""
+    base = load_module(HERE.parent.parent / "baseline" / "amdnpu" / f"{name}.py")
+
+    def generate(task, cfg, layout, spec):
+        if fast:
+            return scheduled(base, task, cfg, layout, spec)
+        return R.schedule(base.generate(task, cfg, layout, spec))
+    return generate

@@ -1,15 +1,9 @@
-"""amdnpu reference of gqa: the template baseline's structure (tasks/kernels/baseline/amdnpu/gqa.py)
-with the Level-1 reference kernels as its sub-kernels where they apply (_rlib.FAST: register-blocked
-matrix products on pre-arranged tiles, unrolled softmax and silu), the whole packed into full VLIW
-bundles by the Level-1 reference's list scheduler."""
+"""amdnpu reference of gqa: the template baseline's structure (tasks/kernels/baseline/amdnpu/gqa.py) with
+the Level-1 reference kernels as sub-kernels where they apply (_rlib.FAST: register-blocked matrix
+products on pre-arranged tiles, unrolled softmax and silu, straight-line element-wise products),
+packed into full VLIW bundles by the Level-1 reference's list scheduler."""
 from pathlib import Path
 
 from kcgen.paths import load_module
 
-HERE = Path(__file__).resolve().parent
-RL = load_module(HERE / "_rlib.py")
-BASE = load_module(HERE.parent.parent / "baseline" / "amdnpu" / "gqa.py")
-
-
-def generate(task, cfg, layout, spec):
-    return RL.scheduled(BASE, task, cfg, layout, spec)
+generate = load_module(Path(__file__).resolve().parent / "_rlib.py").reference_of("gqa")
