@@ -180,7 +180,9 @@ def layout_for(spec: Spec, task: TaskSpec, target: str, config: str) -> Layout:
 
 
 # ---- inputs ------------------------------------------------------------------------------------------
-def draw(rng: np.random.Generator, profile: str, shape, dtype: np.dtype) -> np.ndarray:
+def draw(rng: np.random.Generator, profile: str, shape, dtype: np.dtype, scale: Optional[float] = None) -> np.ndarray:
+    """Fresh values under a profile; `scale` multiplies float values before they are rounded to
+    `dtype` (integer tensors are not scaled)."""
     n = int(np.prod(shape))
     if dtype.kind in "iu":
         info = np.iinfo(dtype)
@@ -202,6 +204,8 @@ def draw(rng: np.random.Generator, profile: str, shape, dtype: np.dtype) -> np.n
     else:  # sparse and near zero
         v = rng.standard_normal(n) * 1e-2
         v[rng.random(n) < 0.8] = 0.0
+    if scale is not None:
+        v = v * scale
     return v.astype(dtype).reshape(shape)
 
 
@@ -364,10 +368,12 @@ def _set_register(spec: Spec, sim, name: str, value: int) -> None:
     arr[index] = np.array(value & ((1 << bits) - 1), dtype=f"u{arr.dtype.itemsize}").view(arr.dtype)
 
 
-def start_trial(sim, program, task: TaskSpec, lay: Layout, seed: int, profile: str) -> dict[str, np.ndarray]:
+def start_trial(sim, program, task: TaskSpec, lay: Layout, seed: int, profile: str,
+                cfg: dict[str, int]) -> dict[str, np.ndarray]:
     """A clean machine with the program loaded, the layout's constants, fresh inputs drawn with
-    `seed` under value `profile`, poisoned outputs and the argument registers set; returns the
-    inputs as the kernel sees them. Raises LoadError when the program does not fit."""
+    `seed` under value `profile` (times each input's scale at configuration `cfg`), poisoned outputs
+    and the argument registers set; returns the inputs as the kernel sees them. Raises LoadError
+    when the program does not fit."""
     rng = np.random.default_rng(seed)
     _clean(sim)  # nothing survives from an earlier run
     sim.load(program)
@@ -375,7 +381,8 @@ def start_trial(sim, program, task: TaskSpec, lay: Layout, seed: int, profile: s
     inputs = {}
     for t in task.inputs:
         p = lay.placements[t.name]
-        inputs[t.name] = lay.write(sim, t.name, draw(rng, profile, p.shape, DTYPES[p.dtype]))
+        scale = taskspec.eval_scale(t.scale, cfg) if t.scale else None
+        inputs[t.name] = lay.write(sim, t.name, draw(rng, profile, p.shape, DTYPES[p.dtype], scale))
     for t in task.outputs:
         lay.poison(sim, t.name)
     for reg, value, _ in lay.args:
@@ -413,7 +420,7 @@ def evaluate(kernel: str, spec: Spec, task: TaskSpec, target: str, config: str =
         result.seeds.append(trial_seed)
         result.profiles.append(profile)
         try:
-            inputs = start_trial(sim, program, task, lay, trial_seed, profile)
+            inputs = start_trial(sim, program, task, lay, trial_seed, profile, cfg)
         except Exception as exc:  # LoadError: the program's sections do not fit the machine
             return EvalResult(False, error=str(exc))
         run = sim.run(max_steps)

@@ -86,7 +86,7 @@ def profile(spec, code: str, task, target: str, config: str, layout, max_steps: 
     from .evaluation import _assembler, _simulator, start_trial
     program = _assembler(spec).assemble(code, "kernel.s")
     sim = _simulator(spec)
-    start_trial(sim, program, task, layout, seed, task.profiles[0])
+    start_trial(sim, program, task, layout, seed, task.profiles[0], task.config(target, config))
     uses = {}
     per_pc_cycles: Counter = Counter()
     per_pc_runs: Counter = Counter()

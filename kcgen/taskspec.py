@@ -36,6 +36,7 @@ class Tensor:
     role: str  # 'in' | 'out'
     shape: tuple[str, ...]  # integer expressions over configuration variables
     doc: str = ""
+    scale: str = ""  # inputs: drawn values are multiplied by this (e.g. 1 / sqrt(H): weights as a model has them)
 
 
 WORK = ("mac", "elem")
@@ -107,6 +108,33 @@ class TaskSpec:
 def eval_shape(expr: str, env: dict[str, int]) -> int:
     """An integer shape expression: names, integers, + - * // % and parentheses."""
     return _eval(ast.parse(str(expr), mode="eval").body, env)
+
+
+def eval_scale(expr: str, env: dict[str, int]) -> float:
+    """A real scale expression: numbers, names, + - * / ** and sqrt(...)."""
+    import math
+
+    def ev(node):
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+            return float(node.value)
+        if isinstance(node, ast.Name):
+            if node.id not in env:
+                raise KeyError(node.id)
+            return float(env[node.id])
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)):
+            a, b = ev(node.left), ev(node.right)
+            if isinstance(node.op, ast.Div) and b == 0:
+                raise ZeroDivisionError
+            return {ast.Add: a + b, ast.Sub: a - b, ast.Mult: a * b,
+                    ast.Div: a / b if b else 0.0, ast.Pow: a ** b}[type(node.op)]
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "sqrt" \
+                and len(node.args) == 1 and not node.keywords:
+            v = ev(node.args[0])
+            if v < 0:
+                raise ValueError("sqrt of a negative number")
+            return math.sqrt(v)
+        raise ValueError("only numbers, names, + - * / **, sqrt(...) and parentheses")
+    return ev(ast.parse(str(expr), mode="eval").body)
 
 
 def _eval(node, env):
@@ -342,7 +370,7 @@ class _Checker:
             tm = self.mapping(tv, f"tensor {tname}")
             if tm is None:
                 continue
-            self.keys(tm, tv, f"tensor {tname}", ("role", "shape"), ("doc",))
+            self.keys(tm, tv, f"tensor {tname}", ("role", "shape"), ("doc", "scale"))
             role = self.scalar(tm["role"][1], f"tensor {tname}: role") if "role" in tm else None
             if role is not None and role not in ROLES:
                 self.error(tm["role"][1], f"tensor {tname}: role must be 'in' or 'out', got '{role}'")
@@ -372,8 +400,27 @@ class _Checker:
                                 break
                         shape.append(d)
             doc = self.scalar(tm["doc"][1], f"tensor {tname}: doc") if "doc" in tm else ""
+            scale = ""
+            if "scale" in tm:
+                sn = tm["scale"][1]
+                scale = self.scalar(sn, f"tensor {tname}: scale") or ""
+                if role == "out":
+                    self.error(sn, f"tensor {tname}: only inputs have a scale (it multiplies their drawn values)")
+                for c, env in configs.items():
+                    try:
+                        v = eval_scale(scale, env)
+                    except KeyError as exc:
+                        self.error(sn, f"tensor {tname}: scale '{scale}' uses '{exc.args[0]}', which is not a "
+                                       f"configuration variable{did_you_mean(exc.args[0], env)}")
+                        break
+                    except (ValueError, SyntaxError, ZeroDivisionError) as exc:
+                        self.error(sn, f"tensor {tname}: scale '{scale}': {exc or 'division by zero'}")
+                        break
+                    if not v > 0:
+                        self.error(sn, f"tensor {tname}: scale '{scale}' is {v:g} in {c}; it must be positive")
+                        break
             if role is not None:
-                out.append(Tensor(tname, role, tuple(shape), doc or ""))
+                out.append(Tensor(tname, role, tuple(shape), doc or "", scale))
         if out and not any(t.role == "out" for t in out):
             self.error(node, "tensors: a task needs at least one output tensor (role: out)")
         return out
