@@ -3,30 +3,19 @@ structural checks only (tests/tasks/test_solvability.py evaluates items at every
 
 Every item has both kernels; they assemble and their program image (text and tables) fits the 8 KiB
 the ABI keeps for it below the inputs (dm[0..0x2000]: the assembler does not check this, an image
-that runs over is overwritten by the inputs); at C1 both are correct (two trials, fixed seed).
-
-The decoder blocks are checked on the small and sparse profiles: on the normal and uniform ones the
-N(0, 1) weights make attention logits so large that rounding rmsnorm(x) (or q, k, v) to bf16, as
-any kernel whose MAC operands are bf16 must, flips softmax weights beyond the tolerance (see
-test_decoder_blocks_fail_in_bf16_whatever_the_kernel)."""
+that runs over is overwritten by the inputs); at C1 both are correct (two trials, fixed seed)."""
 from __future__ import annotations
 
-import dataclasses
-import math
-
-import ml_dtypes
-import numpy as np
 import pytest
 
 import isadl
 from kcgen import kernels, taskspec
-from kcgen.evaluation import _assembler, draw, evaluate, layout_for
+from kcgen.evaluation import _assembler, evaluate, layout_for
 from kcgen.paths import REPO, load_module
 
 LEVEL2 = ["rope", "ffn", "swiglu", "scaled_dot_product", "mha", "gqa", "mqa"]
 LEVEL3 = ["decoder_block_llama", "decoder_block_t5", "conv_block"]
 PROGRAM_END = 0x2000
-BF16 = np.dtype(ml_dtypes.bfloat16)
 
 
 @pytest.fixture(scope="module")
@@ -57,8 +46,6 @@ def test_every_item_has_both_kernels_and_they_fit_program_memory(spec, name):
 @pytest.mark.parametrize("name", LEVEL2 + LEVEL3)
 def test_both_kernels_are_correct_at_c1(spec, name):
     task = taskspec.find(name)
-    if name.startswith("decoder_block"):
-        task = dataclasses.replace(task, profiles=["small", "sparse"])
     lay = layout_for(spec, task, "amdnpu", "C1")
     for kind in kernels.KINDS:
         k = kernels.find(kind, spec, task, "amdnpu", "C1", lay)
@@ -89,27 +76,3 @@ def test_outlined_routines_and_run_time_tables_keep_the_decoders_small(spec):
     assert "\npwl_exp:" not in text and "\nc_pwlc_exp:" in text
     assert lib.short_moves("    movxm r3, #1023") == "    movx r3, #1023"
     assert lib.short_moves("    movxm r3, #1024") == "    movxm r3, #1024"
-
-
-def test_decoder_blocks_fail_in_bf16_whatever_the_kernel(spec):
-    """Why the C1 check above leaves out the normal and uniform profiles: numpy with every step exact
-    except h = rmsnorm(x) * g rounded to bf16 (the MAC's operand type) misses the tolerance on most
-    seeds at C5 (a fact about the task's numerics, reported, not something a kernel can fix)."""
-    ref = load_module(REPO / "tasks" / "reference.py")
-    bf = lambda a: np.asarray(a, dtype=np.float64).astype(np.float32).astype(BF16).astype(np.float64)  # noqa: E731
-    task = taskspec.find("decoder_block_t5")
-    cfg = task.config("amdnpu", "C5")
-    lay = layout_for(spec, task, "amdnpu", "C5")
-    failing = 0
-    for seed in range(4):
-        rng = np.random.default_rng(seed)
-        v = {t.name: draw(rng, "normal", lay.placements[t.name].shape, BF16).astype(np.float64) for t in task.inputs}
-        want = ref.decoder_block_t5(**v, **cfg)["y"]
-        NH, D = cfg["NH"], cfg["D"]
-        x, g, w = v["x"], v["g"], v["wqkvo"]
-        h = bf(ref._rms(x, g[0]))
-        x2 = x + ref._attention(h @ w[0], h @ w[1], h @ w[2], NH, NH, D, scale=False, bias=v["bias"]) @ w[3]
-        y = x2 + np.maximum(ref._rms(x2, g[1]) @ v["wff"][0], 0) @ v["wff"][1].T
-        tol = 0.05 + 0.05 * np.maximum(np.abs(want), math.sqrt((want ** 2).mean()))
-        failing += bool((np.abs(y - want) > tol).any())
-    assert failing >= 2

@@ -471,10 +471,10 @@ def attention(a: Asm, mem: Mem, tag: str, q: int, k: int, v: int, o: int, S: int
     are copied into [Sp, D] buffers (Sp = S padded to a multiple of 32 with zero rows; the linear
     template's bias row gives the padding keys the score NEG), per query head and block of R rows:
     scores (linear template), + bias, softmax (template), @ v (gemm template)."""
-    Sp = pad32(S)
+    quick = bool(getattr(a, "_fast", None))  # faster sub-kernels that overwrite their B: copies per block
+    Sp = (S + 63) // 64 * 64 if quick else pad32(S)  # (the Level-1 softmax reference takes rows of 64 k)
     R = 32 if S % 32 == 0 else S
     assert S % R == 0 and R % 4 == 0 and D % 16 == 0 and D * 2 % 32 == 0
-    quick = bool(getattr(a, "_fast", None))  # faster sub-kernels that overwrite their B: copies per block
     direct = NKV == 1 and Sp == S and not quick  # k, v are [S, D] already: no copies
     kc, vc = (k, v) if direct else (mem.alloc(Sp * D * 2), mem.alloc(Sp * D * 2))
     qb, sc, ob = mem.alloc(R * D * 2), mem.alloc(R * Sp * 2), mem.alloc(R * D * 2)
