@@ -574,6 +574,7 @@ def decoder(a: Asm, layout, cfg, llama: bool) -> None:
     consts(a)
     for fn in ("exp", "silu") if llama else ("exp",):
         runtime_pwl(a, mem, fn)
+    runtime_recips(a, mem)
     hb, x2 = mem.alloc(S * H * 2), ad["x"]  # x2 = x + ... in place of x
     norm = B.gen_norm(False)
     emit(a, "norm", "norm1", norm, {"M": S, "N": H}, x=ad["x"], gamma=ad["g"], y=hb)
@@ -634,12 +635,25 @@ def short_moves(line: str) -> str:
     return line
 
 
+def _p7_dead(lines: list[str], k: int) -> bool:
+    """p7 is written before it is read from line k on (straight-line code only: a label or a jump
+    first counts as a read)."""
+    for line in lines[k:]:
+        t = line.strip()
+        if t.endswith(":") or t.startswith("j"):
+            return False
+        if re.search(r"\bp7\b", t):
+            return bool(re.match(r"(movxm|mov|mova|lda) p7,", t))
+    return False
+
+
 class Outliner:
     """Sub-kernels used more than once become routines, emitted once after the kernel's `done`: the
     instances of a routine differ only in `movxm reg, #imm` lines (addresses and sizes), which become
     parameters: each call has a table of them in .data, and stores its address and the return
-    address into a parameter block before it jumps; the routine loads each parameter from the table
-    (p7 borrowed through r31, which no template uses) and returns with `j p7`. Program memory is 8 KiB (dm[0..0x2000]), the composites need this."""
+    address into a parameter block before it jumps; the routine keeps the table's address in r31
+    (no template uses r31) and loads each parameter from it (through p7, saved in r30 where it is
+    live: r30 is otherwise only the counter of roll_repeats' loops), then returns with `j p7`. Program memory is 8 KiB (dm[0..0x2000]), the composites need this."""
 
     def __init__(self, a: Asm, mem: Mem):
         self.pb = mem.alloc(4 * 64)
@@ -672,13 +686,18 @@ class Outliner:
                     assert all(ms) and len({m.group(1) for m in ms}) == 1, (key, lines)
                     pos.append(k)
             params[key] = pos
-            bodies.append(f"R{key}_entry:")
-            for k, line in enumerate(insts[0]):
+            bodies += [f"R{key}_entry:", f"    movxm p7, #{self.pb}", "    lda r31, [p7, #4]"]
+            body = insts[0]
+            for k, line in enumerate(body):
                 if k in pos:
                     reg = _MOVXM.match(line).group(1)
                     off = 4 * pos.index(k)
-                    load = [f"    movxm p7, #{self.pb}", "    lda p7, [p7, #4]", f"    lda {reg}, [p7, #{off}]"]
-                    bodies += load if reg == "p7" else ["    mov r31, p7"] + load + ["    mov p7, r31"]
+                    if reg.startswith("p"):
+                        bodies += [f"    mov {reg}, r31", f"    lda {reg}, [{reg}, #{off}]"]
+                    elif _p7_dead(body, k + 1):
+                        bodies += ["    mov p7, r31", f"    lda {reg}, [p7, #{off}]"]
+                    else:
+                        bodies += ["    mov r30, p7", "    mov p7, r31", f"    lda {reg}, [p7, #{off}]", "    mov p7, r30"]
                 else:
                     bodies.append(line)
             bodies += [f"    movxm p7, #{self.pb}", "    lda p7, [p7, #0]", "    j p7"]
@@ -701,6 +720,45 @@ class Outliner:
             out += [f"    movxm r6, #{ret}", "    st r6, [p7, #0]", f"    j #R{key}_entry", f"{ret}:"]
         a.lines = [short_moves(line) for line in out + ["    done"] + bodies]
         a._ol = None
+
+
+def runtime_recips(a: Asm, mem: Mem) -> None:
+    """The reciprocal tables of the Level-1 templates (t_rec, t_rsqrt: bf16 values in [0.5, 1], high
+    byte 0x3F) built at run time from their low bytes: interleaving the bytes with 0x3F bytes
+    (vshuffle mode 20) gives the 16-bit values, 32 per step. Half the bytes of program image."""
+    b = Asm()
+    B.common_tables(b)
+    blocks = {name: [int(v) for l in lines if l.strip().startswith(".short")
+                     for v in l.strip()[6:].split(",")] for name, lines in _data_blocks(b.data)}
+    names = [n for n in ("t_rec", "t_rsqrt") if n in blocks]
+    vals = [v for n in names for v in blocks[n]]
+    if not names or any(not 0x3F00 <= v <= 0x3FFF for v in vals) or len(vals) % 32:
+        return
+    runtime = getattr(a, "_runtime", None)
+    if runtime is None:
+        runtime = a._runtime = {}
+    dest = mem.alloc(2 * len(vals))
+    off = 0
+    for n in names:
+        runtime[n] = dest + off
+        off += 2 * len(blocks[n])
+    low = [v & 0xFF for v in vals]
+    a.table("c_recip_bytes", [low[i] | low[i + 1] << 8 for i in range(0, len(low), 2)])
+    a.comment("t_rec, t_rsqrt: 0x3F00 + their low bytes")
+    a(f"movxm r6, #{0x3F3F}")
+    a(f"movxm p6, #{B.SCRATCH}")
+    a("st.s16 r6, [p6, #0]")
+    a("vlda wl1, [p6, #0]")
+    a("movxm r10, #2")
+    B.broadcast(a, "x1")
+    a("movxm r11, #20")
+    a("movxm p0, #c_recip_bytes")
+    a(f"movxm p1, #{dest}")
+    with a.loop("r0", len(vals) // 32):
+        a("vlda wl0, [p0], #32")
+        a("vshuffle x2, x0, x1, r11")
+        a("vst wl2, [p1], #32")
+        a("vst wh2, [p1], #32")
 
 
 def runtime_pwl(a: Asm, mem: Mem, fn: str) -> None:
