@@ -1,8 +1,15 @@
-"""amdnpu reference of conv_block: the template baseline (tasks/kernels/baseline/amdnpu/conv_block.py) packed into full VLIW
-bundles by the Level-1 reference's list scheduler (both load units, every slot, each operation as
-early as its operands' latencies allow)."""
+"""amdnpu reference of conv_block: the baseline's program (tasks/kernels/baseline/amdnpu/conv_block.py)
+on the conv2d template's variant with registers renamed per kernel row (as the Level-1 conv2d
+reference uses it), so that the Level-1 reference's list scheduler overlaps the kernel rows' loads,
+selection MACs and band MACs when it packs the bundles."""
 from pathlib import Path
 
 from kcgen.paths import load_module
 
-generate = load_module(Path(__file__).resolve().parent / "_rlib.py").reference_of("conv_block", fast=False)
+HERE = Path(__file__).resolve().parent
+R = load_module(HERE.parent / "amdnpu.py")
+BASE = load_module(HERE.parent.parent / "baseline" / "amdnpu" / "conv_block.py")
+
+
+def generate(task, cfg, layout, spec):
+    return R.schedule(BASE.conv_text(cfg, layout, rename=True))
