@@ -54,7 +54,7 @@ def test_both_kernels_are_correct_at_c1(spec, name):
 
 
 def test_the_reference_generators_pack_bundles(spec):
-    """conv_block's reference is its baseline's operations in full bundles (fewer bundles, the same
+XX in full bundles (fewer bundles, the same
     operations); the other references also swap in the Level-1 references' sub-kernels."""
     task = taskspec.find("conv_block")
     lay = layout_for(spec, task, "amdnpu", "C1")
