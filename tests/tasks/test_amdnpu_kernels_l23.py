@@ -54,9 +54,9 @@ def test_both_kernels_are_correct_at_c1(spec, name):
 
 
 def test_the_reference_generators_pack_bundles(spec):
-XX in full bundles (fewer bundles, the same
-    operations); the other references also swap in the Level-1 references' sub-kernels."""
-    task = taskspec.find("conv_block")
+    """decoder_block_t5's reference is its baseline's operations in full bundles (fewer bundles, the
+    same operations); the other references also change what they schedule."""
+    task = taskspec.find("decoder_block_t5")
     lay = layout_for(spec, task, "amdnpu", "C1")
     base = kernels.find("baseline", spec, task, "amdnpu", "C1", lay).text
     ref = kernels.find("reference", spec, task, "amdnpu", "C1", lay).text
