@@ -459,10 +459,11 @@ def _eval_all(isa_path, target: str, level, trials: int, seed, jobs, as_json: bo
     else:
         def mark(ok):
             return "-" if ok is None else "ok" if ok else "FAIL"
-        click.echo(f"{'task':<16}{'cfg':<5}{'baseline':>10}{'cycles':>11}{'reference':>11}{'cycles':>11}"
+        w = max(len(r["task"]) for r in rows) + 2
+        click.echo(f"{'task':<{w}}{'cfg':<5}{'baseline':>10}{'cycles':>11}{'reference':>11}{'cycles':>11}"
                    f"{'roofline':>11}")
         for r in rows:
-            click.echo(f"{r['task']:<16}{r['config']:<5}{mark(r['baseline_correct']):>10}"
+            click.echo(f"{r['task']:<{w}}{r['config']:<5}{mark(r['baseline_correct']):>10}"
                        f"{r['baseline_cycles'] if r['baseline_cycles'] is not None else '-':>11}"
                        f"{mark(r['reference_correct']):>11}"
                        f"{r['reference_cycles'] if r['reference_cycles'] is not None else '-':>11}"

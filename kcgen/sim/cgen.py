@@ -427,7 +427,11 @@ class CGen:
         lo, hi = self.expr(e.lo, IntLitT()), self.expr(e.hi, IntLitT())
         hi_v = self.tmp("hi")
         init = _reduce_init(e.op, t)
-        self.pre.append(f"{comp_ctype(t)} {acc} = {init};")
+        # An f32 sum accumulates in a C float: a float add is the correctly rounded sum, exactly what
+        # rounding the double sum to float gives, without two conversions on the carried chain (the
+        # body is already a float-representable value, so its cast is exact).
+        native_f32 = e.op == "sum" and isinstance(t, FloatT) and self.L.floats[t.name].native == "float"
+        self.pre.append(f"{'float' if native_f32 else comp_ctype(t)} {acc} = {init};")
         self.pre.append(f"int64_t {hi_v} = {hi};")
         saved = self.locals.get(e.var)
         self.locals[e.var] = var
@@ -436,7 +440,9 @@ class CGen:
             del self.locals[e.var]
         else:
             self.locals[e.var] = saved
-        if e.op == "sum":
+        if native_f32:
+            step = f"{acc} + (float)({body})"
+        elif e.op == "sum":
             step = self.round(f"{acc} + {body}", t) if is_float(t) else self.wrap(f"(uint64_t){acc} + (uint64_t)({body})", t)
         elif e.op == "prod":
             step = self.round(f"{acc} * {body}", t) if is_float(t) else self.wrap(f"(uint64_t){acc} * (uint64_t)({body})", t)
@@ -446,7 +452,7 @@ class CGen:
             cop = {"and": "&", "or": "|", "xor": "^"}[e.op]
             step = f"({acc} {cop} ({body}))" if isinstance(t, BoolT) else self.wrap(f"(uint64_t){acc} {cop} (uint64_t)({body})", t)
         self.pre.append(f"for (int64_t {var} = {lo}; {var} < {hi_v}; {var}++) {{ {' '.join(body_pre)} {acc} = {step}; }}")
-        return acc
+        return f"((double){acc})" if native_f32 else acc
 
     def _minmax(self, op: str, a: str, b: str, t: Type) -> str:
         if is_float(t):
