@@ -89,7 +89,8 @@ def _data_blocks(data: list[str]):
 
 def roll_repeats(b: Asm, lines: list[str], size: int = 6, least: int = 3) -> list[str]:
     """Runs of `least` or more identical groups of `size` straight-line operations (the unrolled hinge
-    pairs of the piecewise-linear templates) become a loop counted in r30 (no template uses it)."""
+    pairs of the piecewise-linear templates) become a loop of two groups per iteration counted in r30
+    (no template uses it)."""
     assert not any(re.search(r"\br30\b", line) for line in lines)
     out, i = [], 0
     plain = lambda l: l.startswith("    ") and not l.strip().startswith(("//", "j", "movxm")) and ";" not in l
@@ -101,7 +102,8 @@ def roll_repeats(b: Asm, lines: list[str], size: int = 6, least: int = 3) -> lis
                 n += 1
         if n >= least:
             top = b.new("roll")
-            out += [f"    movxm r30, #{n}", f"{top}:"] + g + ["    add r30, r30, #-1", f"    jnz r30, #{top}"]
+            out += [f"    movxm r30, #{n // 2}", f"{top}:"] + g + g + ["    add r30, r30, #-1", f"    jnz r30, #{top}"]
+            out += g * (n % 2)  # two groups per iteration (the scheduler overlaps them)
             i += n * size
         else:
             out.append(lines[i])
@@ -377,18 +379,28 @@ def zero_tiles(a: Asm, tiles: int, count: int) -> None:
         a("vst wl0, [p6], #32")
 
 
-def hadamard_block(a: Asm, tiles, qreg: str, acc: str, neg: bool = False) -> None:
+def hadamard_block(a: Asm, tiles, qreg: str, acc: str, neg: bool = False, unroll: bool = False) -> None:
     """acc (+|-)= p * q for the 16 lanes of q in wl of x[qreg] (wh zero) and the four diagonal tiles of
-    p at `tiles` (an address or a register). Uses x1, x2, x11, p5, p6, r7, r20; r9 = 0."""
+    p at `tiles` (an address or a register). Uses x1, x2, x11, p5, p6, r7, r20; r9 = 0 (unroll: the
+    four steps straight-line, in x1..x8 and r20..r23, no loop)."""
     _ptr(a, "p5", tiles)
     a("movxm p6, #c_cols")
     a("vsub.16 x11, x11, x11")
+    op = "vmsc.f" if neg else "vmac.f"
+    if unroll:
+        for t in range(4):
+            a(f"vlda wl{1 + t}, [p5], #32")
+            a(f"vlda wh{1 + t}, [p5], #32")
+            a(f"lda r{20 + t}, [p6], #4")
+            a(f"vsel.16 x{5 + t}, x11, {qreg}, r{20 + t}")
+            a(f"{op} {acc}, {acc}, x{1 + t}, x{5 + t}, r9")
+        return
     with a.loop("r7", 4):
         a("vlda wl1, [p5], #32")
         a("vlda wh1, [p5], #32")
         a("lda r20, [p6], #4")
         a(f"vsel.16 x2, x11, {qreg}, r20")
-        a(f"{'vmsc.f' if neg else 'vmac.f'} {acc}, {acc}, x1, x2, r9")
+        a(f"{op} {acc}, {acc}, x1, x2, r9")
 
 
 def hadamard(a: Asm, p, q, out, n: int, tiles: int) -> None:
@@ -407,9 +419,9 @@ def hadamard(a: Asm, p, q, out, n: int, tiles: int) -> None:
         a("vsub.16 x0, x0, x0")
         a("vlda wl0, [p1], #32")
         a("vclr cm0")
-        hadamard_block(a, tiles, "x0", "bml0")
-        a("vconv.bf16.fp32 wl4, bml0")
-        a("vst wl4, [p2], #32")
+        hadamard_block(a, tiles, "x0", "bml0", unroll=True)
+        a("vconv.bf16.fp32 wl9, bml0")
+        a("vst wl9, [p2], #32")
 
 
 def rope_rows(a: Asm, x, cos, sin, y, S: int, NH: int, D: int, tiles: int) -> None:
