@@ -835,31 +835,206 @@ def use_bmv(p: Prog, slices: bool = False) -> None:
 def composite(fn, slices=False):
     def run(p: Prog, task: str) -> None:
         use_bmv(p, slices)
-        if task == "decoder_block_llama":
-            p.rope_rot = rope_rot
         fn(p, task)
     return run
 
 
-def rope_rot(p: Prog, Hb, RB: int, H: int, i: int, h: int, R) -> None:
-    """R = h Wi with head h's column halves swapped, on full-width products: the weight tile 32 columns on
-    gives lanes 0..31, the tile 32 columns back (from a7, pointed 32 elements before wqkvo) lanes 32..63,
-    merged under V_MASK."""
-    b = _base
-    if not getattr(p, "_a7_wqkvo", None):
-        p._a7_wqkvo = b.shifted_areg(p, "wqkvo", "a7")
-    mem = p.vmem
+def shift_mm(p: Prog, Hall: int, RB: int, H: int, w, N: int, C, mem) -> None:
+    """C[0..RB, :N] = h @ w (K = H) for the RB rows of h, with one bf16 rounding per output (the whole
+    H-deep dot product accumulates in fp32): Hall holds four images of h (RB rows each, RB*H elements
+    apart), copy s shifted left by 16 s lanes, so that lanes 0..15 of copy s chunk kt hold h's columns
+    64 kt + 16 s ..; M_BMV with the matrix at slice s of tile kt then adds exactly that slice's share into
+    head 0 (heads 1..3 collect garbage, never used). Per output tile, the K tiles sit in matrix SRAM
+    together (sets of K/64 tiles, as many sets ahead as fit); M_BMV_WO's head 0 row is copied to C."""
+    kt_n, nt_n = H // 64, -(-N // 64)
     top = mem.top
-    T = Img(mem.take(RB * 64), RB)
-    p.matmul(p, Hb, 0, RB, H, W(p, "wqkvo", i * H * H + h * 64 + 32, H), 64, R, 0)
-    p.matmul(p, Hb, 0, RB, H, W(p, None, i * H * H + h * 64, H, a="a7", n=p._a7_wqkvo), 64, T, 0)
-    b.set_mask(p, b.HI)
-    b.rows_copy(p, R.addr, T.addr, RB, masked=True)
+    wo = mem.take(4 * 64)
+    nbuf = max(1, 4 // kt_n)
+    treg = ["gp1", "gp2", "gp14", "gp15"]
+
+    def prefetch(nt):
+        for kt in range(kt_n):
+            prefetch_tile(p, (nt % nbuf) * kt_n + kt, w, kt, nt)
+
+    p.scale_stride(w.n, w.ld)
+    for nt in range(min(nbuf - 1, nt_n)):
+        prefetch(nt)
+    for nt in range(nt_n):
+        if nt + nbuf - 1 < nt_n:
+            prefetch(nt + nbuf - 1)
+        for kt in range(kt_n):
+            p.li(treg[kt], ((nt % nbuf) * kt_n + kt) * p.TILE)
+        for s, reg in zip((1, 2, 3), ("gp3", "gp4", "gp5")):
+            p.li(reg, 1024 * s)
+        p.li("gp7", Hall)
+        p.li("gp8", wo)
+        p.li("gp9", C.at(0, nt))
+        with p.loop("gp12", RB):
+            for kt in range(kt_n):
+                for s in range(4):
+                    rd = "gp0" if s == 0 else f"gp{2 + s}"
+                    off = s * RB * H + kt * RB * 64
+                    if off:
+                        p(f"S_ADDI_INT gp6, gp7, {off}", f"M_BMV {rd}, {treg[kt]}, gp6")
+                    else:
+                        p(f"M_BMV {rd}, {treg[kt]}, gp7")
+            p("M_BMV_WO gp8, 0", "V_ADD_VF gp9, gp8, f0", "S_ADDI_INT gp9, gp9, 64", "S_ADDI_INT gp7, gp7, 64")
     mem.top = top
 
 
+def norm_shifted(p: Prog, X, r0: int, RB: int, Hall: int, H: int, gs: list[int], tmp: int) -> None:
+    """The four images of h = rmsnorm(x) g0 for rows r0.. that shift_mm reads (copy s at Hall + s RB H,
+    shifted left by 16 s lanes): copy 0 from the x image X, copies 1..3 from x and g prefetched 16 s
+    elements on (gs[s]: g0's rows so shifted), each scaled by the same per-row factor, so that every
+    copy's lanes hold the bit-identical values of h."""
+    b = _base
+    chunks = H // 64
+    for s in (1, 2, 3):
+        b.load_image(p, "x", Img(Hall + s * RB * H, RB), 0, RB, r0, H, col0=16 * s)
+    p("S_LD_FP f4, gp0, 2", "S_LD_FP f5, gp0, 3")
+    p.li("gp1", X.at(r0))
+    p.li("gp2", Hall)
+    p.li("gp3", tmp)
+    with p.loop("gp4", RB):
+        p("S_ADD_FP f2, f0, f0")
+        for c in range(chunks):
+            p(f"S_ADDI_INT gp5, gp1, {c * X.rows * 64}", "V_MUL_VV gp3, gp5, gp5", "V_RED_SUM f2, gp3")
+        p("S_MUL_FP f2, f2, f4", "S_ADD_FP f2, f2, f5", "S_SQRT_FP f2, f2", "S_RECI_FP f2, f2")
+        for c in range(chunks):
+            for s in range(4):
+                dst = s * RB * H + c * RB * 64
+                src = f"S_ADDI_INT gp5, gp1, {c * X.rows * 64}" if s == 0 else f"S_ADDI_INT gp5, gp2, {dst}"
+                p(src, f"S_ADDI_INT gp6, gp2, {dst}", f"S_ADDI_INT gp7, gp0, {gs[s] + c * 64}",
+                  "V_MUL_VF gp6, gp5, f2", "V_MUL_VV gp6, gp6, gp7")
+        p("S_ADDI_INT gp1, gp1, 64", "S_ADDI_INT gp2, gp2, 64")
+
+
+def decoder(p: Prog, task: str) -> None:
+    """As the baseline template (tasks/kernels/baseline/plena.py decoder: A: k, v to HBM scratch as high and
+    low MXFP8 parts; B: attention and x += attn Wo; C: the feed-forward, 64 hidden columns at a time), with
+    the products on the batched matrix-vector op (bmv_mm, slice_mm), but where the softmax amplifies errors
+    (logits of ~10 at a trained model's weight scale) every value is rounded once from an fp32 dot product,
+    never summed from rounded partial products: the q and k projections (and RoPE's rotated copies) on
+    shift_mm, q k^T and P v on M_MM (the high and low parts of k and v in one accumulator)."""
+    b = _base
+    llama = task == "decoder_block_llama"
+    cfg = p.cfg
+    S, NH, D, F = cfg["S"], cfg["NH"], cfg["D"], cfg["F"]
+    H = NH * D
+    assert D == 64 and S % 4 == 0
+    X = Img(p.out("y"), S)
+    mem = p.vmem = Vmem(X.addr + S * H, p.vend)
+    RB = min(S, 16)
+    SP = -(-S // 64) * 64
+    NKV = NH * SP * 64
+    fneg, fscale = ("f6", "f7")
+    c_neg = 5 if llama else 4
+    wq = lambda i, col=0: W(p, "wqkvo", i * H * H + col, H)  # noqa: E731
+    fast = p.matmul
+
+    def matmul(p, A, r0, nrows, K, w, N, C, c_r0, tmp=None, accumulate=False, src_col=0, ncols=64, dst_col=0,
+               split=None):
+        if split is not None:   # attention's q k^T and P v (k, v as high + low parts): fp32 over both, one rounding
+            return b.mm(p, A, r0, nrows, K, w, N, C, c_r0, tmp, accumulate, src_col, ncols, dst_col, split)
+        return fast(p, A, r0, nrows, K, w, N, C, c_r0, tmp, accumulate, src_col, ncols, dst_col, split)
+    p.matmul = matmul
+    b.load_image(p, "x", X, 0, S, 0, H)
+    grows = -(-(H // 64) // 4) * 4
+    g0, g1 = mem.take(grows * 64), mem.take(grows * 64)
+    b.load_rows(p, "g", g0, grows, 0, 64)
+    b.load_rows(p, "g", g1, grows, H, 64)
+    gs = [g0] + [mem.take(grows * 64) for _ in range(3)]
+    for s in (1, 2, 3):
+        b.load_rows(p, "g", gs[s], grows, 16 * s, 64)
+    p.li("gp1", b.SCRATCH)
+    p("C_SET_ADDR_REG a5, gp0, gp1")
+    REG = {"k": 0, "klo": 4 * NKV, "v": 8 * NKV, "vlo": 12 * NKV}
+    Hall = mem.take(4 * RB * H)
+    Hb, Kb = Img(Hall, RB), Img(mem.take(RB * H), RB)
+    tmp = mem.take(RB * 64)
+    mask = mem.take(64)
+    if llama:
+        R, C2, S2, T = (Img(mem.take(RB * 64), RB) for _ in range(4))
+        so = b.shifted_areg(p, "cs", "a6")
+        acs = p.areg("cs")
+        tables = [("cs", 0, acs, "a6", so), ("cs", S * 32, acs, "a6", so)]
+        a7n = b.shifted_areg(p, "wqkvo", "a7")
+
+    def project(i, out):
+        """out = h Wi for the RB rows whose copies are in Hall; q and k single-rounded, k (and q) roped."""
+        if i == 2:
+            p.matmul(p, Hb, 0, RB, H, wq(i), H, out, 0, tmp)
+            return
+        shift_mm(p, Hall, RB, H, wq(i), H, out, mem)
+        if not llama:
+            return
+        for h in range(NH):   # R = h Wi with head h's column halves swapped: tiles 32 columns on and back
+            shift_mm(p, Hall, RB, H, wq(i, h * 64 + 32), 64, R, mem)
+            shift_mm(p, Hall, RB, H, W(p, None, i * H * H + h * 64, H, a="a7", n=a7n), 64, T, mem)
+            b.set_mask(p, b.HI)
+            b.rows_copy(p, R.addr, T.addr, RB, masked=True)
+            b.rows_op(p, "V_MUL_VV", out.at(0, h), C2.addr, RB)
+            b.rows_op(p, "V_MUL_VV", R.addr, S2.addr, RB)
+            b.rows_op(p, "V_ADD_VV", out.at(0, h), R.addr, RB)
+
+    # A: k and v to HBM scratch
+    for r0 in range(0, S, RB):
+        norm_shifted(p, X, r0, RB, Hall, H, gs, tmp)
+        if llama:
+            b.rope_tables(p, tables, r0, RB, C2.addr, S2.addr, T.addr)
+        for name in ("k", "v"):
+            project(1 if name == "k" else 2, Kb)
+            for h in range(NH):   # high part = MXFP8(value), low part = MXFP8(value - high part)
+                off = (h * SP + r0) * 64
+                b.store_rows(p, Kb.at(0, h), RB, REG[name] + off, "a5", NKV)
+                b.load_rows(p, None, tmp, RB, REG[name] + off, 64, a="a5", scale=NKV)
+                b.rows_op(p, "V_SUB_VV", tmp, Kb.at(0, h), RB, src2=tmp)
+                b.store_rows(p, tmp, RB, REG[name + "lo"] + off, "a5", NKV)
+    # B: attention, x += attn Wo
+    p(f"S_LD_FP {fneg}, gp0, {c_neg}")
+    if S % 64:
+        b.mask_row(p, mask, S % 64, fneg)
+    for r0 in range(0, S, RB):
+        norm_shifted(p, X, r0, RB, Hall, H, gs, tmp)
+        if llama:
+            b.rope_tables(p, tables, r0, RB, C2.addr, S2.addr, T.addr)
+        project(0, Kb)
+        if llama:
+            p(f"S_LD_FP {fscale}, gp0, 4")
+            b.rows_scale(p, Kb.addr, RB * NH, fscale)
+        for h in range(NH):
+            kw, vw = ((W(p, None, REG[nm] + h * SP * 64, 64, a="a5", n=NKV),
+                       W(p, None, REG[nm + "lo"] + h * SP * 64, 64, a="a5", n=NKV)) for nm in ("k", "v"))
+
+            def t5_bias(kb, sbuf, btmp, h=h, r0=r0):
+                b.load_rows(p, "bias", btmp, RB, h * S * S + r0 * S + kb * 64, S)
+                b.rows_add(p, sbuf, btmp, RB)
+            p(f"S_LD_FP {fneg}, gp0, {c_neg}")
+            b.attention_block(p, Kb.at(0, h), RB, kw, vw, S, Hb.at(0, h), mem, bias=None if llama else t5_bias,
+                              mask=mask, fneg=fneg)
+        p.matmul(p, Hb, 0, RB, H, wq(3), H, X, r0, tmp, accumulate=True)
+    # C: feed-forward
+    p("; C: feed-forward")
+    wt = "wffn" if llama else "wff"
+    mem = p.vmem = Vmem(Hall + RB * H, p.vend)   # h's shifted copies, k, the rope rows: free now
+    tmp = mem.take(RB * 64)
+    G, U = mem.take(RB * 64), mem.take(RB * 64)
+    for r0 in range(0, S, RB):
+        b.rmsnorm_rows(p, X, r0, RB, Hb, 0, g1, H, tmp)
+        for fb in range(F // 64):
+            p.matmul(p, Hb, 0, RB, H, W(p, wt, fb * 64, F), 64, Img(G, RB), 0)
+            if llama:
+                p.matmul(p, Hb, 0, RB, H, W(p, wt, H * F + fb * 64, F), 64, Img(U, RB), 0)
+                b.rows_act(p, "silu", G, RB, tmp)
+                b.rows_op(p, "V_MUL_VV", G, U, RB)
+            else:
+                b.rows_act(p, "relu", G, RB, tmp)
+            w2 = W(p, wt, (2 if llama else 1) * H * F + fb * 64, F, trans=True)
+            p.matmul(p, Img(G, RB), 0, RB, 64, w2, H, X, r0, tmp, accumulate=True)
+
+
 TEMPLATES["rope"] = rope
-TEMPLATES.update({name: composite(_base.TEMPLATES[name]) for name in ("decoder_block_llama", "decoder_block_t5")})
+TEMPLATES.update({name: composite(decoder) for name in ("decoder_block_llama", "decoder_block_t5")})
 TEMPLATES.update({"ffn": ffn, "swiglu": ffn})
 TEMPLATES.update({name: composite(attention, slices=True) for name in
                   ("scaled_dot_product", "flash_attention", "mha", "gqa", "mqa")})
