@@ -14,7 +14,6 @@ import pytest
 import isadl
 from kcgen import kernels, taskspec
 from kcgen.asm import Assembler
-from kcgen.evaluation import evaluate
 from kcgen.paths import TARGETS, TASKS, load_module
 
 BASE = TASKS / "kernels" / "baseline"
@@ -79,13 +78,9 @@ def test_committed_baselines_assemble_with_kernel_first(target):
 
 
 @pytest.mark.parametrize("task,target", ITEMS)
-def test_baseline_is_correct_at_every_config(task, target):
+def test_the_committed_file_is_the_baseline_of_every_config(task, target):
+    """Its correctness at every configuration is tests/tasks/test_solvability.py's."""
     t = taskspec.find(task)
-    failures = []
     for config in CONFIGS:
         k = kernels.find("baseline", spec(target), t, target, config)
         assert k is not None and k.origin == BASE / target / f"{task}.s"
-        r = evaluate(k.text, spec(target), t, target, config, trials=2, seed=11)
-        if not r.correct:
-            failures.append(f"{config}: {r.summary()}")
-    assert not failures, "\n".join(failures)

@@ -34,7 +34,8 @@ def spec_of(target):
 
 
 @pytest.mark.parametrize("target,name", ITEMS, ids=[f"{t}-{n}" for t, n in ITEMS])
-def test_reference_is_correct_and_not_slower_than_the_baseline(target, name):
+def test_reference_is_one_described_file_for_every_config(target, name):
+    """Correct, and never slower than the baseline, at every configuration: test_solvability.py."""
     spec, task = spec_of(target), taskspec.find(name)
     assert target in task.targets
     path = REPO / "tasks" / "kernels" / "reference" / target / f"{name}.s"
@@ -42,22 +43,12 @@ def test_reference_is_correct_and_not_slower_than_the_baseline(target, name):
     assert text.startswith("#"), "the kernel starts with its description"
     assert "Entry:" in text and "Algorithm" in text, "the header states the registers on entry and the algorithm"
     assert "ret" in text.split()
-    problems = []
     for config in taskspec.CONFIGS:
         lay = layout_for(spec, task, target, config)
         ref = kernels.find("reference", spec, task, target, config, lay)
         base = kernels.find("baseline", spec, task, target, config, lay)
         assert ref is not None and ref.origin == path
         assert base is not None and base.origin == REPO / "tasks" / "kernels" / "baseline" / target / f"{name}.s"
-        r = evaluate(ref.text, spec, task, target, config, trials=2, seed=SEED, layout=lay, path=str(path))
-        if not r.correct:
-            problems.append(f"{config}: {r.summary()[:400]}")
-            continue
-        b = kernels.baseline_cycles(spec, task, target, config, lay)  # the speedups' denominator (cached)
-        assert b is not None, f"{config}: the baseline fails"
-        if r.cycles > b:
-            problems.append(f"{config}: reference {r.cycles} cycles, slower than the baseline's {b}")
-    assert not problems, f"reference {name} on {target}:\n" + "\n".join(problems)
 
 
 # (target, task, configuration variables) off the grid: remainder tiles and odd widths
