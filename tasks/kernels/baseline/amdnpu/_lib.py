@@ -289,10 +289,12 @@ def copy_rows(a: Asm, src, src_stride: int, dst, dst_stride: int, rows: int, row
     _ptr(a, "p7", dst)
     a(f"movxm m6, #{src_stride - row_bytes}")
     a(f"movxm m7, #{dst_stride - row_bytes}")
+    n = row_bytes // 32
     with a.loop("r7", rows):
-        for _ in range(row_bytes // 32):
-            a("vlda wl0, [p6], #32")
-            a("vst wl0, [p7], #32")
+        for c in range(n):  # (loads into different registers: one load latency per row)
+            a(f"vlda wl{c % 8}, [p6], #32")
+        for c in range(n):
+            a(f"vst wl{c % 8}, [p7], #32")
         a("padda [p6], m6")
         a("padda [p7], m7")
 
@@ -308,13 +310,18 @@ def scale_rows(a: Asm, src, src_stride: int, dst, dst_stride: int, rows: int, ro
     _ptr(a, "p5", dst)
     a(f"movxm m4, #{src_stride - row_bytes}")
     a(f"movxm m5, #{dst_stride - row_bytes}")
-    a("vsub.16 x0, x0, x0")
+    n = row_bytes // 32
+    regs = (0, 1, 2, 4)
+    for r in regs:
+        a(f"vsub.16 x{r}, x{r}, x{r}")
     with a.loop("r7", rows):
-        for _ in range(row_bytes // 32):
-            a("vlda wl0, [p4], #32")
-            a("vmul.f bml0, x3, x0, r9")
-            a("vconv.bf16.fp32 wl1, bml0")
-            a("vst wl1, [p5], #32")
+        for c in range(n):  # (four registers and accumulators: one latency chain per row)
+            a(f"vlda wl{regs[c % 4]}, [p4], #32")
+        for c in range(n):
+            a(f"vmul.f bml{c % 4}, x3, x{regs[c % 4]}, r9")
+        for c in range(n):
+            a(f"vconv.bf16.fp32 wl{5 + c % 4}, bml{c % 4}")
+            a(f"vst wl{5 + c % 4}, [p5], #32")
         a("padda [p4], m4")
         a("padda [p5], m5")
 
