@@ -179,7 +179,7 @@ def emit(a: Asm, key: str, prefix: str, gen, cfg: dict, **addrs) -> None:
         ol.call(a, key, gen, cfg, **addrs)
 
 
-def fast(asm: Asm, name: str, cfg: dict, prefix: str, **addrs) -> bool:
+def fast_sub(asm: Asm, name: str, cfg: dict, prefix: str, **addrs) -> bool:
     """When the kernel is built with faster sub-kernels (a._fast, set by the reference generators:
     name -> fn(cfg, **addrs) -> kernel text or None where it does not apply), splice one in."""
     fns = getattr(asm, "_fast", None)
@@ -195,7 +195,7 @@ def fast(asm: Asm, name: str, cfg: dict, prefix: str, **addrs) -> bool:
 def matmul(a: Asm, prefix, pa, pb, pc, M, K, N, scratch_b: bool = False) -> None:
     """C[M, N] = A[M, K] @ B[K, N] (the Level-1 gemm template; scratch_b: B may be overwritten, which
     the faster gemm of the reference generators does)."""
-    if scratch_b and fast(a, "gemm", {"M": M, "K": K, "N": N}, prefix, a=pa, b=pb, c=pc):
+    if scratch_b and fast_sub(a, "gemm", {"M": M, "K": K, "N": N}, prefix, a=pa, b=pb, c=pc):
         return
     def gen(asm, cfg, lay):
         B.setup_modes(asm)
@@ -206,7 +206,7 @@ def matmul(a: Asm, prefix, pa, pb, pc, M, K, N, scratch_b: bool = False) -> None
 
 def linear(a: Asm, prefix, x, w, bias, y, M, K, N, scratch_w: bool = False) -> None:
     """y[M, N] = x[M, K] @ w[N, K]^T + bias[N] (the Level-1 linear template; scratch_w as above)."""
-    if scratch_w and fast(a, "linear", {"M": M, "K": K, "N": N}, prefix, x=x, w=w, bias=bias, y=y):
+    if scratch_w and fast_sub(a, "linear", {"M": M, "K": K, "N": N}, prefix, x=x, w=w, bias=bias, y=y):
         return
     emit(a, "lin", prefix, B.gen_linear, {"M": M, "K": K, "N": N}, x=x, w=w, bias=bias, y=y)
 
@@ -413,7 +413,7 @@ def hadamard_block(a: Asm, tiles, qreg: str, acc: str, neg: bool = False, unroll
 def hadamard(a: Asm, p, q, out, n: int, tiles: int) -> None:
     """out[n] = p * q element-wise (n a multiple of 16; out may be q). tiles: 256 bytes."""
     assert n % 16 == 0
-    if fast(a, "hadamard", {"N": n}, a.new("had"), p=p, q=q, out=out, tiles=tiles):
+    if fast_sub(a, "hadamard", {"N": n}, a.new("had"), p=p, q=q, out=out, tiles=tiles):
         return
     a.comment("element-wise product: four diagonal-tile MACs per 16 lanes")
     a("movxm r9, #0")
@@ -545,7 +545,7 @@ def attention(a: Asm, mem: Mem, tag: str, q: int, k: int, v: int, o: int, S: int
                         a("padda [p7], m7")
                     st.add(bp, R * S * 2)
                     add(a, sc, bb, sc, R * Sp)
-                if not fast(a, "softmax", {"M": R, "N": Sp}, a.new(tag + "m"), x=sc, y=sc):
+                if not fast_sub(a, "softmax", {"M": R, "N": Sp}, a.new(tag + "m"), x=sc, y=sc):
                     sub(a, B.gen_softmax, {"M": R, "N": Sp}, a.new(tag + "m"), x=sc, y=sc)
                 matmul(a, a.new(tag + "v"), sc, vc, ob, R, Sp, D, scratch_b=quick)
                 st.get("r17", orow)
@@ -816,7 +816,7 @@ def runtime_pwl(a: Asm, mem: Mem, fn: str) -> None:
 def attention_generator(heads):
     """generate() of the attention tasks: heads(cfg) -> (NH, NKV); q, k, v, o as the tasks name them."""
     def generate(task, cfg, layout, spec, fast=None):
-        """fast: faster sub-kernels (the reference generator's, see fast()), else the templates."""
+        """fast: faster sub-kernels (the reference generator's, see fast_sub()), else the templates."""
         a = Asm()
         a._fast = fast
         mem = Mem(layout)
@@ -824,5 +824,44 @@ def attention_generator(heads):
         ad = {n: p.address for n, p in layout.placements.items()}
         nh, nkv = heads(cfg)
         attention(a, mem, "at", ad["q"], ad["k"], ad["v"], ad["o"], cfg["S"], nh, nkv, cfg["D"])
+        return a.text()
+    return generate
+
+
+def decoder_generator(llama: bool):
+    """generate() of decoder_block_llama (llama) and decoder_block_t5."""
+    def generate(task, cfg, layout, spec):
+        a = Asm()
+        decoder(a, layout, cfg, llama=llama)
+        return a.text()
+    return generate
+
+
+def ffn_generator(gated: bool):
+    """generate() of ffn (y = silu(x @ w1) @ w2) and, gated, swiglu (y = (silu(x @ wg) * (x @ wu)) @ wd):
+    per block of rows (all M when the [M, F] intermediates fit), the gemm template, the silu template,
+    the element-wise product; fast: the reference generator's sub-kernels (see fast_sub())."""
+    def generate(task, cfg, layout, spec, fast=None):
+        M, H, F = cfg["M"], cfg["H"], cfg["F"]
+        a = Asm()
+        a._fast = fast
+        mem = Mem(layout)
+        consts(a)
+        ad = {n: p.address for n, p in layout.placements.items()}
+        w_in, w_out = ("wg", "wd") if gated else ("w1", "w2")
+        tiles = mem.alloc(256) if gated else None
+        mb, bufs = row_blocks(mem, M, F * 2, 2 if gated else 1)
+        g, u = bufs[0], bufs[-1]
+        whole = mb == M  # (the faster gemm rearranges its B in place: one use only)
+        for r in range(0, M, mb):
+            xr = ad["x"] + r * H * 2
+            matmul(a, f"gate{r}", xr, ad[w_in], g, mb, H, F, scratch_b=whole)
+            if gated:
+                matmul(a, f"up{r}", xr, ad["wu"], u, mb, H, F, scratch_b=whole)
+            if not fast_sub(a, "silu", {"N": mb * F}, f"act{r}", x=g, y=g):
+                sub(a, B.gen_unary_pwl("silu"), {"N": mb * F}, f"act{r}", x=g, y=g)
+            if gated:
+                hadamard(a, g, u, u, mb * F, tiles)
+            matmul(a, f"down{r}", u, ad[w_out], ad["y"] + r * H * 2, mb, F, H, scratch_b=whole)
         return a.text()
     return generate

@@ -1,13 +1,8 @@
-"""amdnpu template baseline of decoder_block_llama: the Level-1 templates and the attention, rope, element-wise
-blocks of _lib, one after the other on buffers in free data memory (_lib.decoder)."""
+"""amdnpu template baseline of decoder_block_llama (rope on q and k, the gated SiLU feed-forward): the Level-1 templates and _lib's
+attention, rope and element-wise blocks one after the other on buffers in free data memory, repeated
+sub-kernels as routines so that the program fits its 8 KiB (_lib.decoder)."""
 from pathlib import Path
 
 from kcgen.paths import load_module
 
-L = load_module(Path(__file__).resolve().parent / "_lib.py")
-
-
-def generate(task, cfg, layout, spec):
-    a = L.Asm()
-    L.decoder(a, layout, cfg, llama=True)
-    return a.text()
+generate = load_module(Path(__file__).resolve().parent / "_lib.py").decoder_generator(llama=True)
