@@ -909,13 +909,107 @@ def norm_shifted(p: Prog, X, r0: int, RB: int, Hall: int, H: int, gs: list[int],
         p("S_ADDI_INT gp1, gp1, 64", "S_ADDI_INT gp2, gp2, 64")
 
 
+def attention_rows(p: Prog, Qall: int, nq: int, k, v, Sk: int, Oaddr: int, mem, bias=None, masks=None,
+                   fneg: str = "f6") -> None:
+    """The baseline's attention_block (online softmax over blocks of 64 keys, running max and sum per row in
+    FP SRAM) with every product rounded once, on the batched matrix-vector op. Qall holds four copies of the
+    nq (scaled) query rows, copy s shifted left by 16 s lanes, so that M_BTMV with slice s of a key tile
+    meets the queries' slice s in head 0: the high and low parts of k, all four slices, accumulate each score
+    in fp32. The scores are made four times, the key tile read 16 sk rows on for copy sk (the matrix
+    address 1024 sk + 16 s), so that copy sk's lanes 0..15 hold keys 16 sk..; its exp (with the row's max,
+    found on copy 0) is P's keys 16 sk.. in lanes 0..15, and M_BMV with v's rows 16 sk.. (high and low)
+    accumulates P v in head 0, rounded once. Heads 1..3 of every write-out, and the lanes of the shifted
+    copies past the tile, are garbage, never used. masks: four rows for the last, partial key block (copy
+    sk's keys), bias(kb, sk, rows): add the bias of key block kb, keys 16 sk.. (t5)."""
+    b = _base
+    top = mem.top
+    sc = [mem.take(nq * 64) for _ in range(4)]
+    tmp, wo = mem.take(nq * 64), mem.take(4 * 64)
+    nkb = -(-Sk // 64)
+    (khi, klo), (vhi, vlo) = k, v
+
+    def blk(w, kb, trans):
+        return W(p, w.tensor, w.off + kb * 64 * w.ld, w.ld, trans=trans, a=w.a, n=w.n)
+
+    for kb in range(nkb):
+        p.scale_stride(khi.n, khi.ld)
+        for slot, w in enumerate((khi, klo, vhi, vlo)):   # k in tiles 0, 1 (the shifted reads run into 1, 2)
+            prefetch_tile(p, slot, blk(w, kb, slot < 2), 0, 0)
+        for sk in range(4):
+            p.li("gp1", 0)
+            p.li("gp2", p.TILE)
+            for sd, reg in enumerate(("gp10", "gp3", "gp4", "gp5")):
+                p.li(reg, 1024 * sk + 16 * sd) if sk or sd else None
+            p.li("gp7", Qall)
+            p.li("gp8", wo)
+            p.li("gp9", sc[sk])
+            with p.loop("gp12", nq):
+                for t in ("gp1", "gp2"):
+                    for sd in range(4):
+                        rd = ("gp0" if sk == 0 else "gp10") if sd == 0 else f"gp{2 + sd}"
+                        if sd:
+                            p(f"S_ADDI_INT gp6, gp7, {sd * nq * 64}", f"M_BTMV {rd}, {t}, gp6")
+                        else:
+                            p(f"M_BTMV {rd}, {t}, gp7")
+                p("M_BMV_WO gp8, 0", "V_ADD_VF gp9, gp8, f0", "S_ADDI_INT gp9, gp9, 64", "S_ADDI_INT gp7, gp7, 64")
+            if bias is not None:
+                bias(kb, sk, sc[sk], tmp)
+            if masks is not None and kb == nkb - 1 and Sk % 64:
+                p.li("gp1", sc[sk])
+                p.li("gp2", masks[sk])
+                with p.loop("gp4", nq):
+                    p("V_ADD_VV gp1, gp1, gp2", "S_ADDI_INT gp1, gp1, 64")
+        p.li("gp1", sc[0])
+        p.li("gp2", Oaddr)
+        p.li("gp3", 0)
+        with p.loop("gp4", nq):
+            if kb == 0:
+                p(f"S_ADD_FP f2, {fneg}, f0", "V_RED_MAX f2, gp1, 0", "V_SUB_VF gp1, gp1, f2", "V_EXP_V gp1, gp1",
+                  "S_ADD_FP f4, f0, f0", "V_RED_SUM f4, gp1", f"S_ST_FP f2, gp3, {b.FP_M}", f"S_ST_FP f4, gp3, {b.FP_L}")
+            else:
+                p(f"S_LD_FP f1, gp3, {b.FP_M}", "S_ADD_FP f2, f1, f0", "V_RED_MAX f2, gp1, 0",
+                  "S_SUB_FP f3, f1, f2", "S_EXP_FP f3, f3", "V_SUB_VF gp1, gp1, f2", "V_EXP_V gp1, gp1",
+                  "S_ADD_FP f4, f0, f0", "V_RED_SUM f4, gp1", f"S_LD_FP f5, gp3, {b.FP_L}", "S_MUL_FP f5, f5, f3",
+                  "S_ADD_FP f5, f5, f4", f"S_ST_FP f5, gp3, {b.FP_L}", f"S_ST_FP f2, gp3, {b.FP_M}",
+                  "V_MUL_VF gp2, gp2, f3")
+            for sk in (1, 2, 3):
+                p(f"S_ADDI_INT gp5, gp1, {sc[sk] - sc[0]}", "V_SUB_VF gp5, gp5, f2", "V_EXP_V gp5, gp5")
+            p("S_ADDI_INT gp1, gp1, 64", "S_ADDI_INT gp2, gp2, 64", "S_ADDI_INT gp3, gp3, 1")
+        # O (+)= P v: v's rows 16 sk.. (high part in tile 2, low in 3) against P's copy sk, all in head 0
+        p.li("gp1", 2 * p.TILE)
+        p.li("gp2", 3 * p.TILE)
+        for sk, reg in zip((1, 2, 3), ("gp3", "gp4", "gp5")):
+            p.li(reg, 1024 * sk)
+        p.li("gp7", sc[0])
+        p.li("gp8", wo)
+        p.li("gp9", Oaddr)
+        with p.loop("gp12", nq):
+            for t in ("gp1", "gp2"):
+                for sk in range(4):
+                    rd = "gp0" if sk == 0 else f"gp{2 + sk}"
+                    if sk:
+                        p(f"S_ADDI_INT gp6, gp7, {sc[sk] - sc[0]}", f"M_BMV {rd}, {t}, gp6")
+                    else:
+                        p(f"M_BMV {rd}, {t}, gp7")
+            p("M_BMV_WO gp8, 0", "V_ADD_VF gp9, gp8, f0" if kb == 0 else "V_ADD_VV gp9, gp9, gp8",
+              "S_ADDI_INT gp9, gp9, 64", "S_ADDI_INT gp7, gp7, 64")
+    p.li("gp2", Oaddr)
+    p.li("gp3", 0)
+    with p.loop("gp4", nq):
+        p(f"S_LD_FP f5, gp3, {b.FP_L}", "S_RECI_FP f5, f5", "V_MUL_VF gp2, gp2, f5", "S_ADDI_INT gp2, gp2, 64",
+          "S_ADDI_INT gp3, gp3, 1")
+    mem.top = top
+
+
 def decoder(p: Prog, task: str) -> None:
     """As the baseline template (tasks/kernels/baseline/plena.py decoder: A: k, v to HBM scratch as high and
     low MXFP8 parts; B: attention and x += attn Wo; C: the feed-forward, 64 hidden columns at a time), with
     the products on the batched matrix-vector op (bmv_mm, slice_mm), but where the softmax amplifies errors
     (logits of ~10 at a trained model's weight scale) every value is rounded once from an fp32 dot product,
-    never summed from rounded partial products: the q and k projections (and RoPE's rotated copies) on
-    shift_mm, q k^T and P v on M_MM (the high and low parts of k and v in one accumulator)."""
+    never summed from rounded partial products (which misses the tolerance on some normal-profile inputs):
+    the k projection and RoPE's rotated copy on shift_mm (from h's shifted copies, norm_shifted); q as four
+    shifted copies per head (the weight tiles 16 s columns on), roped lane by lane (copy s pairs with copy
+    s + 2), which attention_rows needs for q k^T and P v in head 0 of M_BTMV / M_BMV."""
     b = _base
     llama = task == "decoder_block_llama"
     cfg = p.cfg
@@ -924,20 +1018,12 @@ def decoder(p: Prog, task: str) -> None:
     assert D == 64 and S % 4 == 0
     X = Img(p.out("y"), S)
     mem = p.vmem = Vmem(X.addr + S * H, p.vend)
-    RB = min(S, 16)
+    RB = min(S, 16 if S * H + 6 * 16 * H <= 48 * 1024 else 8)   # rows per block of A and B (h's copies fit)
     SP = -(-S // 64) * 64
     NKV = NH * SP * 64
     fneg, fscale = ("f6", "f7")
     c_neg = 5 if llama else 4
     wq = lambda i, col=0: W(p, "wqkvo", i * H * H + col, H)  # noqa: E731
-    fast = p.matmul
-
-    def matmul(p, A, r0, nrows, K, w, N, C, c_r0, tmp=None, accumulate=False, src_col=0, ncols=64, dst_col=0,
-               split=None):
-        if split is not None:   # attention's q k^T and P v (k, v as high + low parts): fp32 over both, one rounding
-            return b.mm(p, A, r0, nrows, K, w, N, C, c_r0, tmp, accumulate, src_col, ncols, dst_col, split)
-        return fast(p, A, r0, nrows, K, w, N, C, c_r0, tmp, accumulate, src_col, ncols, dst_col, split)
-    p.matmul = matmul
     b.load_image(p, "x", X, 0, S, 0, H)
     grows = -(-(H // 64) // 4) * 4
     g0, g1 = mem.take(grows * 64), mem.take(grows * 64)
@@ -950,11 +1036,14 @@ def decoder(p: Prog, task: str) -> None:
     p("C_SET_ADDR_REG a5, gp0, gp1")
     REG = {"k": 0, "klo": 4 * NKV, "v": 8 * NKV, "vlo": 12 * NKV}
     Hall = mem.take(4 * RB * H)
-    Hb, Kb = Img(Hall, RB), Img(mem.take(RB * H), RB)
+    Hb, Kb = Img(Hall, RB), Img(mem.take(max(RB * H, 4 * RB * 64)), RB)
+    Qall = Kb.addr           # phase B: the four shifted copies of one head's q rows
+    O = Img(mem.take(RB * H), RB)   # phase B: the attention output (h's copies are read until the last head)
     tmp = mem.take(RB * 64)
-    mask = mem.take(64)
+    masks = [mem.take(64) for _ in range(4)]   # the last key block's mask, per shifted copy of the scores
     if llama:
         R, C2, S2, T = (Img(mem.take(RB * 64), RB) for _ in range(4))
+        CB = mem.take(RB * 64)
         so = b.shifted_areg(p, "cs", "a6")
         acs = p.areg("cs")
         tables = [("cs", 0, acs, "a6", so), ("cs", S * 32, acs, "a6", so)]
@@ -993,30 +1082,49 @@ def decoder(p: Prog, task: str) -> None:
     # B: attention, x += attn Wo
     p(f"S_LD_FP {fneg}, gp0, {c_neg}")
     if S % 64:
-        b.mask_row(p, mask, S % 64, fneg)
+        for sk in range(4):
+            b.mask_row(p, masks[sk], max(0, S % 64 - 16 * sk), fneg)
     for r0 in range(0, S, RB):
         norm_shifted(p, X, r0, RB, Hall, H, gs, tmp)
-        if llama:
-            b.rope_tables(p, tables, r0, RB, C2.addr, S2.addr, T.addr)
-        project(0, Kb)
-        if llama:
+        if llama:   # lanes 0..15 of the tables for q's copies s and s + 2: cos[16 s ..], -sin[16 s ..] (s = 0, 1)
+            CA, SAn, SBn = C2.addr, S2.addr, T.addr
+            for dst, off in ((CA, 0), (CB, 16), (SAn, S * 32), (SBn, S * 32 + 16)):
+                b.load_rows(p, "cs", dst, RB, off + r0 * 32, 32)
+            for dst in (SAn, SBn):
+                p.li("gp1", dst)
+                with p.loop("gp4", RB):
+                    p("V_SUB_VF gp1, gp1, f0, 0, 1", "S_ADDI_INT gp1, gp1, 64")
+            cos_s, nsin_s = [CA, CB], [SAn, SBn]
             p(f"S_LD_FP {fscale}, gp0, 4")
-            b.rows_scale(p, Kb.addr, RB * NH, fscale)
         for h in range(NH):
+            Q = [Qall + s * RB * 64 for s in range(4)]
+            for s in range(4):   # q's columns 64 h + 16 s .. in lanes 0..15 of copy s
+                shift_mm(p, Hall, RB, H, wq(0, h * 64 + 16 * s), 64, Img(Q[s], RB), mem)
+            if llama:   # rope: copy s pairs with copy s + 2 (the other half of the head): q1 c - q2 s, q2 c + q1 s
+                for s, t in ((0, 2), (1, 3)):
+                    b.rows_op(p, "V_MUL_VV", R.addr, Q[t], RB, src2=nsin_s[s])
+                    b.rows_op(p, "V_MUL_VV", tmp, Q[s], RB, src2=nsin_s[s])
+                    b.rows_op(p, "V_MUL_VV", Q[s], cos_s[s], RB)
+                    b.rows_op(p, "V_ADD_VV", Q[s], R.addr, RB)
+                    b.rows_op(p, "V_MUL_VV", Q[t], cos_s[s], RB)
+                    b.rows_op(p, "V_SUB_VV", Q[t], tmp, RB)
+                b.rows_scale(p, Qall, 4 * RB, fscale)
             kw, vw = ((W(p, None, REG[nm] + h * SP * 64, 64, a="a5", n=NKV),
                        W(p, None, REG[nm + "lo"] + h * SP * 64, 64, a="a5", n=NKV)) for nm in ("k", "v"))
 
-            def t5_bias(kb, sbuf, btmp, h=h, r0=r0):
-                b.load_rows(p, "bias", btmp, RB, h * S * S + r0 * S + kb * 64, S)
+            def t5_bias(kb, sk, sbuf, btmp, h=h, r0=r0):
+                b.load_rows(p, "bias", btmp, RB, h * S * S + r0 * S + kb * 64 + 16 * sk, S)
                 b.rows_add(p, sbuf, btmp, RB)
             p(f"S_LD_FP {fneg}, gp0, {c_neg}")
-            b.attention_block(p, Kb.at(0, h), RB, kw, vw, S, Hb.at(0, h), mem, bias=None if llama else t5_bias,
-                              mask=mask, fneg=fneg)
-        p.matmul(p, Hb, 0, RB, H, wq(3), H, X, r0, tmp, accumulate=True)
+            attention_rows(p, Qall, RB, kw, vw, S, O.at(0, h), mem, bias=None if llama else t5_bias,
+                           masks=masks, fneg=fneg)
+        p.matmul(p, O, 0, RB, H, wq(3), H, X, r0, tmp, accumulate=True)
     # C: feed-forward
     p("; C: feed-forward")
     wt = "wffn" if llama else "wff"
-    mem = p.vmem = Vmem(Hall + RB * H, p.vend)   # h's shifted copies, k, the rope rows: free now
+    mem = p.vmem = Vmem(Hall, p.vend)   # h's shifted copies, k, q, the rope rows: free now
+    RB = min(S, 16)
+    Hb = Img(mem.take(RB * H), RB)
     tmp = mem.take(RB * 64)
     G, U = mem.take(RB * 64), mem.take(RB * 64)
     for r0 in range(0, S, RB):
