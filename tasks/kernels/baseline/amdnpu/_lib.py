@@ -452,25 +452,25 @@ def rope_rows(a: Asm, x, cos, sin, y, S: int, NH: int, D: int, tiles: int) -> No
         with a.loop("r8", NH):
             a(f"movxm r10, #{tiles}")
             with a.loop("r11", nb):
-                a("vsub.16 x0, x0, x0")
-                a("vsub.16 x3, x3, x3")
-                a("vlda wl0, [p2, #0]")           # x1 block
+                a("vsub.16 x9, x9, x9")
+                a("vsub.16 x10, x10, x10")
+                a("vlda wl9, [p2, #0]")           # x1 block
                 a("mov p4, p2")
                 a(f"padda [p4], #{2 * half}")
-                a("vlda wl3, [p4, #0]")           # x2 block
+                a("vlda wl10, [p4, #0]")          # x2 block
                 a("vclr cm0")
                 a(f"movxm r12, #{256 * nb}")
                 a("add r12, r10, r12")            # the sin tiles of this block
-                hadamard_block(a, "r10", "x0", "bml0")
-                hadamard_block(a, "r12", "x3", "bml0", neg=True)
-                hadamard_block(a, "r10", "x3", "bmh0")
-                hadamard_block(a, "r12", "x0", "bmh0")
-                a("vconv.bf16.fp32 wl4, bml0")
-                a("vconv.bf16.fp32 wl5, bmh0")
-                a("vst wl4, [p3, #0]")
+                hadamard_block(a, "r10", "x9", "bml0", unroll=True)
+                hadamard_block(a, "r12", "x10", "bml0", neg=True, unroll=True)
+                hadamard_block(a, "r10", "x10", "bmh0", unroll=True)
+                hadamard_block(a, "r12", "x9", "bmh0", unroll=True)
+                a("vconv.bf16.fp32 wl1, bml0")
+                a("vconv.bf16.fp32 wl2, bmh0")
+                a("vst wl1, [p3, #0]")
                 a("mov p4, p3")
                 a(f"padda [p4], #{2 * half}")
-                a("vst wl5, [p4, #0]")
+                a("vst wl2, [p4, #0]")
                 a("padda [p2], #32")
                 a("padda [p3], #32")
                 a("movxm r13, #256")
