@@ -17,6 +17,7 @@ variables. The prompt text describing the layout is generated from the same obje
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
@@ -319,6 +320,21 @@ def _simulator(spec: Spec):
     return sim
 
 
+_THREADS = max(1, min(4, os.cpu_count() or 1))  # trials evaluated side by side
+
+
+def _simulators(spec: Spec, n: int) -> list:
+    """`n` simulators of `spec` (the first is `_simulator`'s), kept for the next evaluation."""
+    from kcgen.sim.simulator import Simulator
+    first = _simulator(spec)
+    extra = _SIMS.get(("extra", id(spec)))
+    if extra is None or (extra and extra[0].spec is not spec):
+        extra = _SIMS[("extra", id(spec))] = []
+    while len(extra) < n - 1:
+        extra.append(Simulator(spec, first.built))
+    return [first] + extra[:n - 1]
+
+
 def _clean(sim) -> None:
     """Every register, state item and memory back to its declared start value (zero unless the ISA
     declares one, e.g. PLENA's BMM_SCALE = 1.0)."""
@@ -368,6 +384,23 @@ def _set_register(spec: Spec, sim, name: str, value: int) -> None:
     arr[index] = np.array(value & ((1 << bits) - 1), dtype=f"u{arr.dtype.itemsize}").view(arr.dtype)
 
 
+def _image_overlap(spec: Spec, program, lay: Layout) -> Optional[str]:
+    """The program's sections must not overlap a tensor (in a memory sections are loaded into):
+    inputs written after loading would silently overwrite code."""
+    loaded = {m.name for m in spec.isa.memories if m.base is not None}
+    for sec in program.sections.values():
+        if not sec.data:
+            continue
+        for p in lay.placements.values():
+            if p.memory not in loaded:
+                continue
+            end = p.address + int(np.prod(p.shape)) * DTYPES[p.dtype].itemsize
+            if p.address < sec.end and sec.base < end:
+                return (f"the program's {sec.name} section ({sec.base:#x}..{sec.end:#x}) overlaps tensor {p.tensor} "
+                        f"({p.address:#x}..{end:#x}): the program image is larger than the ABI leaves for it")
+    return None
+
+
 def start_trial(sim, program, task: TaskSpec, lay: Layout, seed: int, profile: str,
                 cfg: dict[str, int]) -> dict[str, np.ndarray]:
     """A clean machine with the program loaded, the layout's constants, fresh inputs drawn with
@@ -407,35 +440,57 @@ def evaluate(kernel: str, spec: Spec, task: TaskSpec, target: str, config: str =
     if roofline_cycles is None:
         from .roofline import roofline_cycles as roofline
         roofline_cycles = roofline(spec, task, target, config, lay)
+    clash = _image_overlap(spec, program, lay)
+    if clash:
+        return EvalResult(False, error=clash, baseline_cycles=baseline_cycles, roofline_cycles=roofline_cycles)
     cfg = task.config(target, config)
     ref_fn = taskspec.reference(task)
-    sim = _simulator(spec)
     seed = int(np.random.SeedSequence().entropy % (1 << 31)) if seed is None else seed
     result = EvalResult(True, baseline_cycles=baseline_cycles, roofline_cycles=roofline_cycles)
+    plan = [(seed + k, task.profiles[k % len(task.profiles)]) for k in range(trials)]
+    sims = _simulators(spec, min(trials, _THREADS))
+
+    def trial(k: int):
+        """One trial on its own simulator (the simulator's C code runs without the GIL, so trials
+        run side by side on the machine's cores)."""
+        sim = sims[k % len(sims)]
+        inputs = start_trial(sim, program, task, lay, *plan[k], cfg)
+        run = sim.run(max_steps)
+        golden = ref_fn(**{n: v.astype(np.float64) for n, v in inputs.items()}, **cfg)
+        got = {t.name: lay.read(sim, t.name).astype(np.float64) for t in task.outputs}
+        return run, golden, got
+
+    try:
+        if len(sims) > 1:
+            from concurrent.futures import ThreadPoolExecutor
+            outcomes = []
+            for first in range(0, trials, len(sims)):  # one simulator per thread at a time
+                with ThreadPoolExecutor(len(sims)) as pool:
+                    outcomes += list(pool.map(trial, range(first, min(first + len(sims), trials))))
+        else:
+            outcomes = []
+            for k in range(trials):
+                outcomes.append(trial(k))
+                if outcomes[-1][0].status != "halted":
+                    break  # a kernel that does not halt is not run again
+    except Exception as exc:  # LoadError: the program's sections do not fit the machine
+        return EvalResult(False, error=str(exc))
     total = good = 0
     max_abs = max_rel = 0.0
-    for k in range(trials):
-        trial_seed = seed + k
-        profile = task.profiles[k % len(task.profiles)]
-        result.seeds.append(trial_seed)
-        result.profiles.append(profile)
-        try:
-            inputs = start_trial(sim, program, task, lay, trial_seed, profile, cfg)
-        except Exception as exc:  # LoadError: the program's sections do not fit the machine
-            return EvalResult(False, error=str(exc))
-        run = sim.run(max_steps)
+    for k, (run, golden, got_all) in enumerate(outcomes):
+        result.seeds.append(plan[k][0])
+        result.profiles.append(plan[k][1])
         if k == 0:
             result.cycles, result.instret = run.cycles, run.instret
         if run.status != "halted":
             result.correct = False
             result.trap = str(run.trap) if run.trap else f"did not halt within {max_steps} steps"
-        golden = ref_fn(**{n: v.astype(np.float64) for n, v in inputs.items()}, **cfg)
         checks = {}
         for t in task.outputs:
             p = lay.placements[t.name]
             dt = DTYPES[p.dtype]
             want = quantize(golden[t.name], dt).astype(np.float64)
-            got = lay.read(sim, t.name).astype(np.float64)
+            got = got_all[t.name]
             tol = task.tolerance[p.dtype]
             ok = tol.ok(got, want)
             checks[t.name] = OutputCheck(t.name, got, want, ok)

@@ -168,3 +168,15 @@ def test_cli_eval(tmp_path):
     assert done.returncode == 1 and "100.0% of elements do not match" in done.stdout
     done = subprocess.run(cmd[:-4] + ["--as", "plena"], capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 1 and "does not apply to plena" in done.stderr
+
+
+def test_a_program_image_that_overlaps_a_tensor_is_an_error():
+    """amdnpu loads the program into the data memory below its tensors; a program too large for
+    that room would have its code overwritten by the inputs."""
+    spec = isadl.load(ROOT / "targets" / "amdnpu.isa")
+    task = taskspec.find("relu")
+    lay = __import__("kcgen.evaluation", fromlist=["layout_for"]).layout_for(spec, task, "amdnpu", "C1")
+    first = min(p.address for p in lay.placements.values())
+    big = "".join("nopa\n" for _ in range(first // 2 + 64)) + "done\n"  # more bytes than the room below the tensors
+    r = evaluate(big, spec, task, "amdnpu", "C1", trials=1, seed=1)
+    assert not r.correct and "overlaps tensor x" in r.error and "larger than the ABI leaves" in r.error
