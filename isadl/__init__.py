@@ -122,7 +122,7 @@ def _load(path: Path, defines: Mapping[str, int], isa: Optional[str]) -> Spec:
     return loader.build(_pick(isas, isa, str(path)), defines)
 
 
-_EXTENDS = re.compile(rb"\bextends\b")
+_EXTENDS = re.compile(rb"^[ \t]*isa[ \t]+\w+[ \t]*(?:\"[^\"\n]*\"[ \t]*)?extends\b", re.M)  # an overlay's header
 
 
 @functools.lru_cache(maxsize=1)

@@ -16,8 +16,7 @@ from kcgen.evaluation import evaluate, layout_for
 from kcgen.paths import REPO
 
 TARGETS = ("plena", "amdnpu", "coral", "boom")
-ITEMS = [(target, task.name) for target in TARGETS for task in taskspec.all_tasks()
-         if target in task.targets and (task.level == 1 or task.name == "dllm_sampling")]
+ITEMS = [(target, task.name) for target in TARGETS for task in taskspec.all_tasks() if target in task.targets]
 _SPECS: dict = {}
 
 
