@@ -3,8 +3,8 @@ reference kernels (tasks/kernels/reference/plena.py) are correct at every config
 never slower.
 
 The decoder blocks are checked on every profile of their task (normal, uniform, small, sparse: one
-trial each) at the small configurations, to stay fast; the larger ones are swept by hand (see
-tasks/kernels/reference/plena.py decoder)."""
+trial each) at C1 and C2 only, to stay fast (seconds); tests/tasks/test_solvability.py evaluates every
+configuration."""
 from __future__ import annotations
 
 import numpy as np

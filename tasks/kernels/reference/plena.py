@@ -886,26 +886,45 @@ def norm_shifted(p: Prog, X, r0: int, RB: int, Hall: int, H: int, gs: list[int],
     """The four images of h = rmsnorm(x) g0 for rows r0.. that shift_mm reads (copy s at Hall + s RB H,
     shifted left by 16 s lanes): copy 0 from the x image X, copies 1..3 from x and g prefetched 16 s
     elements on (gs[s]: g0's rows so shifted), each scaled by the same per-row factor, so that every
-    copy's lanes hold the bit-identical values of h."""
+    copy's lanes hold the bit-identical values of h. With one entry in gs, just h (rmsnorm(x2) g1).
+    The squares are summed lane-wise and reduced once: the per-row factor scales all of q and k, and
+    the softmax amplifies its error, so it is rounded as few times as bf16 scalars allow (the
+    baseline's V_RED_SUM per chunk rounds the running sum once per chunk)."""
     b = _base
     chunks = H // 64
-    for s in (1, 2, 3):
+    for s in range(1, len(gs)):
         b.load_image(p, "x", Img(Hall + s * RB * H, RB), 0, RB, r0, H, col0=16 * s)
     p("S_LD_FP f4, gp0, 2", "S_LD_FP f5, gp0, 3")
     p.li("gp1", X.at(r0))
     p.li("gp2", Hall)
     p.li("gp3", tmp)
-    with p.loop("gp4", RB):
+    p("S_ADDI_INT gp8, gp3, 64", "S_ADDI_INT gp9, gp3, 128", "S_LD_FP f1, gp0, 1", "S_ADD_FP f7, f1, f1", "S_RECI_FP f7, f7", "S_SUB_FP f7, f0, f7")
+    with p.loop("gp4", RB):   # f1 = 1.0, f7 = -0.5; f3, f6 scratch
         p("S_ADD_FP f2, f0, f0")
-        for c in range(chunks):
-            p(f"S_ADDI_INT gp5, gp1, {c * X.rows * 64}", "V_MUL_VV gp3, gp5, gp5", "V_RED_SUM f2, gp3")
+        for c in range(chunks):   # the squares summed lane-wise, then reduced once (one bf16 rounding of the sum)
+            p(f"S_ADDI_INT gp5, gp1, {c * X.rows * 64}",
+              "V_MUL_VV gp3, gp5, gp5" if c == 0 else "V_MUL_VV gp8, gp5, gp5")
+            if c:
+                p("V_ADD_VV gp3, gp3, gp8")
+        p("V_RED_SUM f2, gp3")
         p("S_MUL_FP f2, f2, f4", "S_ADD_FP f2, f2, f5", "S_SQRT_FP f2, f2", "S_RECI_FP f2, f2")
+        # the factor as r + dr (f2 + f3): a bf16 r alone scales the row by up to 2^-9 off, which moves logits
+        # of ~10 by ~0.05 (more than the bf16 rounding of h does); one Newton step: dr = -r e / 2, e = r^2
+        # (mean(x^2) + eps) - 1 from the lanes (x r)^2 - 1, summed lane-wise and reduced once (small terms)
         for c in range(chunks):
-            for s in range(4):
+            dst = "gp3" if c == 0 else "gp8"
+            p(f"S_ADDI_INT gp5, gp1, {c * X.rows * 64}", f"V_MUL_VF {dst}, gp5, f2", f"V_MUL_VV {dst}, {dst}, {dst}",
+              f"V_SUB_VF {dst}, {dst}, f1")
+            if c:
+                p("V_ADD_VV gp3, gp3, gp8")
+        p("S_ADD_FP f3, f0, f0", "V_RED_SUM f3, gp3", "S_MUL_FP f3, f3, f4", "S_MUL_FP f6, f2, f2", "S_MUL_FP f6, f6, f5",
+          "S_ADD_FP f3, f3, f6", "S_MUL_FP f3, f3, f2", "S_MUL_FP f3, f3, f7")
+        for c in range(chunks):
+            for s in range(len(gs)):
                 dst = s * RB * H + c * RB * 64
                 src = f"S_ADDI_INT gp5, gp1, {c * X.rows * 64}" if s == 0 else f"S_ADDI_INT gp5, gp2, {dst}"
                 p(src, f"S_ADDI_INT gp6, gp2, {dst}", f"S_ADDI_INT gp7, gp0, {gs[s] + c * 64}",
-                  "V_MUL_VF gp6, gp5, f2", "V_MUL_VV gp6, gp6, gp7")
+                  "V_MUL_VF gp9, gp5, f3", "V_MUL_VF gp6, gp5, f2", "V_ADD_VV gp6, gp6, gp9", "V_MUL_VV gp6, gp6, gp7")
         p("S_ADDI_INT gp1, gp1, 64", "S_ADDI_INT gp2, gp2, 64")
 
 
@@ -1007,7 +1026,8 @@ def decoder(p: Prog, task: str) -> None:
     the products on the batched matrix-vector op (bmv_mm, slice_mm), but where the softmax amplifies errors
     (logits of ~10 at a trained model's weight scale) every value is rounded once from an fp32 dot product,
     never summed from rounded partial products (which misses the tolerance on some normal-profile inputs):
-    the k projection and RoPE's rotated copy on shift_mm (from h's shifted copies, norm_shifted); q as four
+    the k and v projections and RoPE's rotated copy of k on shift_mm (from h's shifted copies, norm_shifted);
+    q as four
     shifted copies per head (the weight tiles 16 s columns on), roped lane by lane (copy s pairs with copy
     s + 2), which attention_rows needs for q k^T and P v in head 0 of M_BTMV / M_BMV."""
     b = _base
@@ -1050,12 +1070,9 @@ def decoder(p: Prog, task: str) -> None:
         a7n = b.shifted_areg(p, "wqkvo", "a7")
 
     def project(i, out):
-        """out = h Wi for the RB rows whose copies are in Hall; q and k single-rounded, k (and q) roped."""
-        if i == 2:
-            p.matmul(p, Hb, 0, RB, H, wq(i), H, out, 0, tmp)
-            return
+        """out = h Wi (i = 1: k, roped; 2: v) for the RB rows whose copies are in Hall, single-rounded."""
         shift_mm(p, Hall, RB, H, wq(i), H, out, mem)
-        if not llama:
+        if i == 2 or not llama:
             return
         for h in range(NH):   # R = h Wi with head h's column halves swapped: tiles 32 columns on and back
             shift_mm(p, Hall, RB, H, wq(i, h * 64 + 32), 64, R, mem)
@@ -1128,7 +1145,7 @@ def decoder(p: Prog, task: str) -> None:
     tmp = mem.take(RB * 64)
     G, U = mem.take(RB * 64), mem.take(RB * 64)
     for r0 in range(0, S, RB):
-        b.rmsnorm_rows(p, X, r0, RB, Hb, 0, g1, H, tmp)
+        norm_shifted(p, X, r0, RB, Hb.addr, H, [g1], tmp)
         for fb in range(F // 64):
             p.matmul(p, Hb, 0, RB, H, W(p, wt, fb * 64, F), 64, Img(G, RB), 0)
             if llama:
@@ -1142,7 +1159,11 @@ def decoder(p: Prog, task: str) -> None:
 
 
 TEMPLATES["rope"] = rope
-TEMPLATES.update({name: composite(decoder) for name in ("decoder_block_llama", "decoder_block_t5")})
+TEMPLATES["decoder_block_llama"] = composite(decoder)
+# T5's attention (no RoPE, q and k at D^-1/4 each) keeps a wide margin on the baseline template's dataflow with
+# the products on bmv_mm / slice_mm (worst error <= 0.41 of the tolerance over seeds 1..8, C2 and C3), 20..40%
+# faster than decoder(), which handles T5 too (its bias per shifted copy of the scores) and passes as well
+TEMPLATES["decoder_block_t5"] = composite(_base.TEMPLATES["decoder_block_t5"])
 TEMPLATES.update({"ffn": ffn, "swiglu": ffn})
 TEMPLATES.update({name: composite(attention, slices=True) for name in
                   ("scaled_dot_product", "flash_attention", "mha", "gqa", "mqa")})
