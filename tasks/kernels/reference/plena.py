@@ -889,7 +889,7 @@ def norm_shifted(p: Prog, X, r0: int, RB: int, Hall: int, H: int, gs: list[int],
     copy's lanes hold the bit-identical values of h. With one entry in gs, just h (rmsnorm(x2) g1).
     The squares are summed lane-wise and reduced once: the per-row factor scales all of q and k, and
     the softmax amplifies its error, so it is rounded as few times as bf16 scalars allow (the
-    baseline's V_RED_SUM per chunk rounds the running sum once per chunk)."""
+    baseline's V_RED_SUM per chunk rounds the running sum once per chunk). tmp: three scratch rows."""
     b = _base
     chunks = H // 64
     for s in range(1, len(gs)):
@@ -898,7 +898,8 @@ def norm_shifted(p: Prog, X, r0: int, RB: int, Hall: int, H: int, gs: list[int],
     p.li("gp1", X.at(r0))
     p.li("gp2", Hall)
     p.li("gp3", tmp)
-    p("S_ADDI_INT gp8, gp3, 64", "S_ADDI_INT gp9, gp3, 128", "S_LD_FP f1, gp0, 1", "S_ADD_FP f7, f1, f1", "S_RECI_FP f7, f7", "S_SUB_FP f7, f0, f7")
+    p("S_ADDI_INT gp8, gp3, 64", "S_ADDI_INT gp9, gp3, 128", "S_LD_FP f1, gp0, 1", "S_ADD_FP f7, f1, f1",
+      "S_RECI_FP f7, f7", "S_SUB_FP f7, f0, f7")
     with p.loop("gp4", RB):   # f1 = 1.0, f7 = -0.5; f3, f6 scratch
         p("S_ADD_FP f2, f0, f0")
         for c in range(chunks):   # the squares summed lane-wise, then reduced once (one bf16 rounding of the sum)
@@ -917,8 +918,8 @@ def norm_shifted(p: Prog, X, r0: int, RB: int, Hall: int, H: int, gs: list[int],
               f"V_SUB_VF {dst}, {dst}, f1")
             if c:
                 p("V_ADD_VV gp3, gp3, gp8")
-        p("S_ADD_FP f3, f0, f0", "V_RED_SUM f3, gp3", "S_MUL_FP f3, f3, f4", "S_MUL_FP f6, f2, f2", "S_MUL_FP f6, f6, f5",
-          "S_ADD_FP f3, f3, f6", "S_MUL_FP f3, f3, f2", "S_MUL_FP f3, f3, f7")
+        p("S_ADD_FP f3, f0, f0", "V_RED_SUM f3, gp3", "S_MUL_FP f3, f3, f4", "S_MUL_FP f6, f2, f2",
+          "S_MUL_FP f6, f6, f5", "S_ADD_FP f3, f3, f6", "S_MUL_FP f3, f3, f2", "S_MUL_FP f3, f3, f7")
         for c in range(chunks):
             for s in range(len(gs)):
                 dst = s * RB * H + c * RB * 64
@@ -984,7 +985,8 @@ def attention_rows(p: Prog, Qall: int, nq: int, k, v, Sk: int, Oaddr: int, mem, 
         with p.loop("gp4", nq):
             if kb == 0:
                 p(f"S_ADD_FP f2, {fneg}, f0", "V_RED_MAX f2, gp1, 0", "V_SUB_VF gp1, gp1, f2", "V_EXP_V gp1, gp1",
-                  "S_ADD_FP f4, f0, f0", "V_RED_SUM f4, gp1", f"S_ST_FP f2, gp3, {b.FP_M}", f"S_ST_FP f4, gp3, {b.FP_L}")
+                  "S_ADD_FP f4, f0, f0", "V_RED_SUM f4, gp1", f"S_ST_FP f2, gp3, {b.FP_M}",
+                  f"S_ST_FP f4, gp3, {b.FP_L}")
             else:
                 p(f"S_LD_FP f1, gp3, {b.FP_M}", "S_ADD_FP f2, f1, f0", "V_RED_MAX f2, gp1, 0",
                   "S_SUB_FP f3, f1, f2", "S_EXP_FP f3, f3", "V_SUB_VF gp1, gp1, f2", "V_EXP_V gp1, gp1",
