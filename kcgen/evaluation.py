@@ -531,12 +531,17 @@ def evaluate_item(kernel: str, spec: Spec, task: TaskSpec, target: str, config: 
 _SPECS: dict[tuple, Spec] = {}
 
 
+def _spec(isa_path: str, defines: tuple) -> Spec:
+    """The worker's checked ISA, loaded once per (file, overrides)."""
+    key = (isa_path, defines)
+    if key not in _SPECS:
+        _SPECS[key] = isadl.load(isa_path, dict(defines))
+    return _SPECS[key]
+
+
 def _worker_evaluate(isa_path: str, defines: tuple, task_path: str, target: str, config: str, kernel: str,
                      kwargs: dict) -> EvalResult:
-    key = (isa_path, defines)
-    spec = _SPECS.get(key)
-    if spec is None:
-        spec = _SPECS[key] = isadl.load(isa_path, dict(defines))
+    spec = _spec(isa_path, defines)
     task = taskspec.load(task_path)
     return evaluate_item(kernel, spec, task, target, config, **kwargs)
 
@@ -544,10 +549,7 @@ def _worker_evaluate(isa_path: str, defines: tuple, task_path: str, target: str,
 def _worker_own(isa_path: str, defines: tuple, task_path: str, target: str, config: str, kind: str,
                 kwargs: dict) -> Optional[EvalResult]:
     from .kernels import find
-    key = (isa_path, defines)
-    spec = _SPECS.get(key)
-    if spec is None:
-        spec = _SPECS[key] = isadl.load(isa_path, dict(defines))
+    spec = _spec(isa_path, defines)
     task = taskspec.load(task_path)
     try:
         lay = layout_for(spec, task, target, config)
@@ -565,10 +567,7 @@ def _worker_own(isa_path: str, defines: tuple, task_path: str, target: str, conf
 def _worker_profile(isa_path: str, defines: tuple, task_path: str, target: str, config: str, kernel: str,
                     max_steps: int) -> str:
     from .profile import profile, render
-    key = (isa_path, defines)
-    spec = _SPECS.get(key)
-    if spec is None:
-        spec = _SPECS[key] = isadl.load(isa_path, dict(defines))
+    spec = _spec(isa_path, defines)
     task = taskspec.load(task_path)
     try:
         report = profile(spec, kernel, task, target, config, layout_for(spec, task, target, config), max_steps)
