@@ -636,7 +636,7 @@ SCRATCH = 1 << 23   # HBM element offset of the kernels' scratch (the layout's f
 
 def rmsnorm_rows(p: Prog, X: Img, r0: int, nrows: int, Hd: Img, hr0: int, gbuf: int, H: int, tmp: int) -> None:
     """Hd rows hr0.. = X rows r0.. / sqrt(mean(x^2) + eps) * g (g's chunks in consecutive rows at gbuf);
-    1/H in FP SRAM 2, eps in 3."""
+    1/H in FP SRAM 2, eps in 3; tmp: two scratch rows."""
     chunks = H // 64
     p("S_LD_FP f4, gp0, 2", "S_LD_FP f5, gp0, 3")
     p.li("gp1", X.at(r0))
@@ -644,8 +644,12 @@ def rmsnorm_rows(p: Prog, X: Img, r0: int, nrows: int, Hd: Img, hr0: int, gbuf: 
     p.li("gp3", tmp)
     with p.loop("gp4", nrows):
         p("S_ADD_FP f2, f0, f0")
-        for c in range(chunks):
-            p(f"S_ADDI_INT gp5, gp1, {c * X.rows * 64}", "V_MUL_VV gp3, gp5, gp5", "V_RED_SUM f2, gp3")
+        for c in range(chunks):  # the squares summed lane-wise, then reduced once: one bf16 rounding of the sum
+            p(f"S_ADDI_INT gp5, gp1, {c * X.rows * 64}")
+            p("V_MUL_VV gp3, gp5, gp5" if c == 0 else "S_ADDI_INT gp6, gp3, 64")
+            if c:
+                p("V_MUL_VV gp6, gp5, gp5", "V_ADD_VV gp3, gp3, gp6")
+        p("V_RED_SUM f2, gp3")
         p("S_MUL_FP f2, f2, f4", "S_ADD_FP f2, f2, f5", "S_SQRT_FP f2, f2", "S_RECI_FP f2, f2")
         for c in range(chunks):
             p(f"S_ADDI_INT gp5, gp1, {c * X.rows * 64}", f"S_ADDI_INT gp6, gp2, {c * Hd.rows * 64}",
