@@ -294,22 +294,27 @@ class _Checker:
             if e is None:
                 continue
             envs = list(configs.items()) + [(c, env) for use in targets.values() for c, env in use.configs.items()]
-            for c, env in envs:
-                try:
-                    v = eval_shape(e, env)
-                except KeyError as exc:
-                    self.error(vn, f"work {key}: '{e}' uses '{exc.args[0]}', which is not a configuration variable"
-                                   f"{did_you_mean(exc.args[0], env)}")
-                    break
-                except (ValueError, SyntaxError, ZeroDivisionError) as exc:
-                    self.error(vn, f"work {key}: '{e}': {exc or 'division by zero'}")
-                    break
-                if v < 1:
-                    self.error(vn, f"work {key}: '{e}' is {v} in {c}; it must be positive")
-                    break
-            else:
+            if self.positive_everywhere(vn, f"work {key}: '{e}'", e, envs, eval_shape):
                 out[key] = e
         return out
+
+    def positive_everywhere(self, node, head: str, expr: str, envs, evaluate) -> bool:
+        """`expr` evaluates to a positive number in every (config name, variables) of `envs`; else the
+        first problem is reported at `node`, as `head` + what is wrong."""
+        for c, env in envs:
+            try:
+                v = evaluate(expr, env)
+            except KeyError as exc:
+                self.error(node, f"{head} uses '{exc.args[0]}', which is not a configuration variable"
+                                 f"{did_you_mean(exc.args[0], env)}")
+                return False
+            except (ValueError, SyntaxError, ZeroDivisionError) as exc:
+                self.error(node, f"{head}: {exc or 'division by zero'}")
+                return False
+            if not v > 0:
+                self.error(node, f"{head} is {v if isinstance(v, int) else format(v, 'g')} in {c}; it must be positive")
+                return False
+        return True
 
     def configs(self, item, shared: Optional[dict] = None) -> dict[str, dict[str, int]]:
         """The five configurations, or (given the task's `shared` ones) a target's overrides of some."""
@@ -406,19 +411,7 @@ class _Checker:
                 scale = self.scalar(sn, f"tensor {tname}: scale") or ""
                 if role == "out":
                     self.error(sn, f"tensor {tname}: only inputs have a scale (it multiplies their drawn values)")
-                for c, env in configs.items():
-                    try:
-                        v = eval_scale(scale, env)
-                    except KeyError as exc:
-                        self.error(sn, f"tensor {tname}: scale '{scale}' uses '{exc.args[0]}', which is not a "
-                                       f"configuration variable{did_you_mean(exc.args[0], env)}")
-                        break
-                    except (ValueError, SyntaxError, ZeroDivisionError) as exc:
-                        self.error(sn, f"tensor {tname}: scale '{scale}': {exc or 'division by zero'}")
-                        break
-                    if not v > 0:
-                        self.error(sn, f"tensor {tname}: scale '{scale}' is {v:g} in {c}; it must be positive")
-                        break
+                self.positive_everywhere(sn, f"tensor {tname}: scale '{scale}'", scale, configs.items(), eval_scale)
             if role is not None:
                 out.append(Tensor(tname, role, tuple(shape), doc or "", scale))
         if out and not any(t.role == "out" for t in out):
