@@ -57,6 +57,7 @@ def one_item(repeat: int) -> None:
 def every_item() -> None:
     """Each L1 item's reference kernel (else its baseline) on a warm target, 3 trials: the spread."""
     times = {c: [] for c in taskspec.CONFIGS}
+    slow = []
     for target in TARGETS:
         spec = isadl.load(ROOT / "targets" / f"{target}.isa")
         for task in taskspec.all_tasks():
@@ -70,6 +71,8 @@ def every_item() -> None:
                 t0 = time.perf_counter()
                 evaluate(kernel.text, spec, task, target, config, layout=lay, seed=1)
                 times[config].append(time.perf_counter() - t0)
+                if times[config][-1] > 0.05:
+                    slow.append((times[config][-1], target, task.name, config, kernel.kind))
     print("every L1 item, warm, 3 trials: median / 90th percentile / max ms per configuration")
     for config, ts in times.items():
         ts.sort()
@@ -78,6 +81,8 @@ def every_item() -> None:
     every = sorted(t for ts in times.values() for t in ts)
     print(f"  all {len(every)}: median {1e3 * statistics.median(every):.1f} ms, "
           f"{sum(t <= 0.05 for t in every)} within 50 ms")
+    for t, target, name, config, kind in sorted(slow, reverse=True):
+        print(f"  over 50 ms: {target} {name} {config} ({kind}) {1e3 * t:.0f} ms")
 
 
 def all_baselines(jobs: int) -> None:

@@ -166,10 +166,27 @@ def statement(task: TaskSpec, target: str, config: str, layout: Layout) -> str:
         f"Inputs: {', '.join(t.name for t in task.inputs)}. Outputs (the kernel writes them): "
         f"{', '.join(t.name for t in task.outputs)}.",
         layout.prompt(),
+        *requant_rule(task, target, cfg),
         "Correct means: on every trial (fresh random inputs each time; the outputs start filled with poison), "
         "every output element satisfies |kernel - reference| <= atol + rtol * max(|reference|, rms(reference)) "
         f"({rule}).",
     ])
+
+
+def requant_rule(task: TaskSpec, target: str, cfg: dict[str, int]) -> list[str]:
+    """The statement's lines for requantised integer outputs (exact shift and rounding)."""
+    lines = []
+    for t in task.outputs:
+        shift = task.requant_shift(target, t.name, cfg)
+        if shift is None:
+            continue
+        d = task.dtype(target, t.name)
+        info = np.iinfo(DTYPES[d])
+        half = f"(acc + {1 << shift >> 1}) >> {shift}" if shift else "acc"
+        lines.append(f"{t.name} is requantised to {d}: with acc the exact integer result (accumulate in 32 bits), "
+                     f"{t.name} = clamp({half}, {info.min}, {info.max}): an arithmetic right shift by {shift} "
+                     f"rounding half up, then saturation.")
+    return lines
 
 
 def layout_for(spec: Spec, task: TaskSpec, target: str, config: str) -> Layout:
@@ -208,6 +225,18 @@ def draw(rng: np.random.Generator, profile: str, shape, dtype: np.dtype, scale: 
     if scale is not None:
         v = v * scale
     return v.astype(dtype).reshape(shape)
+
+
+def requantize(acc: np.ndarray, shift: int, dtype: np.dtype) -> np.ndarray:
+    """An exact integer result narrowed the way integer kernels do it: an arithmetic right shift
+    by `shift` rounding half up (add 2**(shift-1) first; RVV vnclip with vxrm = rnu, AIE SRS
+    with rounding mode positive_inf), then saturation to `dtype`."""
+    a = np.asarray(acc, dtype=np.float64)
+    if not np.all(np.isfinite(a)) or np.any(a != np.rint(a)) or np.any(np.abs(a) >= 2.0 ** 62):
+        raise ValueError("requantize: the reference result is not an exact integer")
+    q = np.right_shift(a.astype(np.int64) + ((1 << shift) >> 1), shift)
+    info = np.iinfo(dtype)
+    return np.clip(q, info.min, info.max).astype(dtype)
 
 
 def quantize(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
@@ -489,7 +518,9 @@ def evaluate(kernel: str, spec: Spec, task: TaskSpec, target: str, config: str =
         for t in task.outputs:
             p = lay.placements[t.name]
             dt = DTYPES[p.dtype]
-            want = quantize(golden[t.name], dt).astype(np.float64)
+            shift = task.requant_shift(target, t.name, cfg)
+            want = (quantize(golden[t.name], dt) if shift is None else
+                    requantize(golden[t.name], shift, dt)).astype(np.float64)
             got = got_all[t.name]
             tol = task.tolerance[p.dtype]
             ok = tol.ok(got, want)

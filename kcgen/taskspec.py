@@ -65,6 +65,7 @@ class TargetUse:
     dtype: str  # what the kernel computes in / the tensors' element type on the target
     configs: dict[str, dict[str, int]] = field(default_factory=dict)  # per-target overrides of C1..C5
     dtypes: dict[str, str] = field(default_factory=dict)  # per-tensor dtype overrides (e.g. i32 accumulators)
+    requant: dict[str, str] = field(default_factory=dict)  # integer output -> right-shift expression (requantise)
 
 
 @dataclass(frozen=True)
@@ -104,9 +105,17 @@ class TaskSpec:
         use = self.targets[target]
         return use.dtypes.get(tensor, use.dtype)
 
+    def requant_shift(self, target: str, tensor: str, config: dict[str, int]) -> Optional[int]:
+        """The right shift that requantises an integer output on this target, or None: the
+        kernel writes round_half_up(acc / 2**shift) saturated to the output's dtype, where acc
+        is the exact integer result of the reference."""
+        expr = self.targets[target].requant.get(tensor)
+        return None if expr is None else eval_shape(expr, config)
+
 
 def eval_shape(expr: str, env: dict[str, int]) -> int:
-    """An integer shape expression: names, integers, + - * // % and parentheses."""
+    """An integer shape expression: names, integers, + - * // %, parentheses and log2(...) (the
+    floor of the base-2 logarithm of a positive integer)."""
     return _eval(ast.parse(str(expr), mode="eval").body, env)
 
 
@@ -150,7 +159,13 @@ def _eval(node, env):
             raise ZeroDivisionError
         return {ast.Add: a + b, ast.Sub: a - b, ast.Mult: a * b}.get(type(node.op)) if not isinstance(
             node.op, (ast.FloorDiv, ast.Mod)) else (a // b if isinstance(node.op, ast.FloorDiv) else a % b)
-    raise ValueError("only integers, names, + - * // % and parentheses")
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "log2" \
+            and len(node.args) == 1 and not node.keywords:
+        x = _eval(node.args[0], env)
+        if x < 1:
+            raise ValueError(f"log2 of {x}: the argument must be a positive integer")
+        return x.bit_length() - 1
+    raise ValueError("only integers, names, + - * // %, log2(...) and parentheses")
 
 
 class _Checker:
@@ -453,7 +468,7 @@ class _Checker:
             um = self.mapping(tv, f"target {tg}")
             if um is None:
                 continue
-            self.keys(um, tv, f"target {tg}", ("dtype",), ("configs", "dtypes"))
+            self.keys(um, tv, f"target {tg}", ("dtype",), ("configs", "dtypes", "requant"))
             dtype = self.scalar(um["dtype"][1], f"target {tg}: dtype") if "dtype" in um else None
             used = set()
             if dtype is not None:
@@ -488,10 +503,58 @@ class _Checker:
                     if min(dims) < 1:
                         self.error(um["configs"][1], f"target {tg}: configs {c} gives tensor {t.name} the "
                                                      f"shape {dims}; every dimension must be positive")
+            requant = self.requant(um["requant"], tg, tensors, dtype, dtypes, configs, shared) \
+                if "requant" in um else {}
             if dtype is not None:
-                out[tg] = TargetUse(dtype, configs, dtypes)
+                out[tg] = TargetUse(dtype, configs, dtypes, requant)
         if not m:
             self.error(node, "targets: a task applies to at least one target")
+        return out
+
+
+    def requant(self, item, tg, tensors, dtype, dtypes, configs, shared) -> dict[str, str]:
+        """`requant: {tensor: shift}`: an integer output requantised by a right shift with
+        rounding, the shift an integer expression of the configuration in 0..31."""
+        m = self.mapping(item[1], f"target {tg}: requant")
+        out = {}
+        byname = {t.name: t for t in tensors}
+        for tn, (tnk, tnv) in (m or {}).items():
+            t = byname.get(tn)
+            if t is None:
+                self.error(tnk, f"target {tg}: requant: unknown tensor '{tn}'{did_you_mean(tn, byname)}")
+                continue
+            if t.role != "out":
+                self.error(tnk, f"target {tg}: requant: '{tn}' is an input; only outputs are requantised")
+                continue
+            d = dtypes.get(tn, dtype)
+            if d is not None and not d.startswith(("i", "u")):
+                self.error(tnk, f"target {tg}: requant: '{tn}' is {d} on this target; only integer outputs "
+                                f"are requantised")
+                continue
+            expr = self.scalar(tnv, f"target {tg}: requant shift of {tn}")
+            if expr is None:
+                continue
+            for c in CONFIGS:
+                env = configs.get(c) or (shared or {}).get(c)
+                if env is None:
+                    continue
+                try:
+                    shift = eval_shape(expr, env)
+                except KeyError as e:
+                    self.error(tnv, f"target {tg}: requant shift of {tn}: unknown variable '{e.args[0]}'"
+                                    f"{did_you_mean(e.args[0], env)}")
+                    break
+                except (ValueError, SyntaxError, ZeroDivisionError) as e:
+                    why = "division by zero" if isinstance(e, ZeroDivisionError) else \
+                        "only integers, names, + - * // %, log2(...) and parentheses" if isinstance(e, SyntaxError) \
+                        else str(e)
+                    self.error(tnv, f"target {tg}: requant shift of {tn}: {why}")
+                    break
+                if not 0 <= shift <= 31:
+                    self.error(tnv, f"target {tg}: requant shift of {tn} is {shift} at {c}; it must be 0..31")
+                    break
+            else:
+                out[tn] = str(expr)
         return out
 
 

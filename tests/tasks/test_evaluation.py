@@ -180,3 +180,55 @@ def test_a_program_image_that_overlaps_a_tensor_is_an_error():
     big = "".join("nopa\n" for _ in range(first // 2 + 64)) + "done\n"  # more bytes than the room below the tensors
     r = evaluate(big, spec, task, "amdnpu", "C1", trials=1, seed=1)
     assert not r.correct and "overlaps tensor x" in r.error and "larger than the ABI leaves" in r.error
+
+
+# ---- requantised integer outputs ------------------------------------------------------------------
+from kcgen.evaluation import requantize, statement  # noqa: E402
+
+
+def test_requantize_rounds_half_up_and_saturates():
+    acc = np.array([2, -2, 6, -6, 5, -5, 1000, -1000, 0])
+    assert requantize(acc, 2, np.dtype(np.int8)).tolist() == [1, 0, 2, -1, 1, -1, 127, -128, 0]
+    # half up, not half to even: 2/4 = 0.5 -> 1 and 6/4 = 1.5 -> 2, but 10/4 = 2.5 -> 3 (even would give 2)
+    assert requantize(np.array([10, -10]), 2, np.dtype(np.int8)).tolist() == [3, -2]
+    assert requantize(np.array([300, -300]), 0, np.dtype(np.int8)).tolist() == [127, -128]
+    with pytest.raises(ValueError, match="exact integer"):
+        requantize(np.array([0.5]), 1, np.dtype(np.int8))
+
+
+_RQ_TASK = taskspec.load_text(_TASK_TEXT.replace("  i32: {atol: 0, rtol: 0}", "  i32: {atol: 0, rtol: 0}\n"
+                                                 "  i8: {atol: 0, rtol: 0}")
+                              .replace("boom: {dtype: i32}", "boom: {dtype: i32, dtypes: {y: i8}, "
+                                                            "requant: {y: 1 + log2(N) // 6}}"), "<requant test>")
+RELU_RQ = """
+    # a0 = &x, a1 = &y, a2 = N; y = (max(x, 0) + 2) >> 2 (shift 2 at C2)
+loop:
+    beq  a2, zero, done
+    lw   t0, 0(a0)
+    bge  t0, zero, keep
+    li   t0, 0
+keep:
+    addi t0, t0, 2
+    srai t0, t0, 2
+    sb   t0, 0(a1)
+    addi a0, a0, 4
+    addi a1, a1, 1
+    addi a2, a2, -1
+    j    loop
+done:
+    ebreak
+"""
+
+
+def test_requantised_output_passes_with_the_stated_rounding_and_fails_truncated():
+    assert _RQ_TASK.requant_shift("boom", "y", _RQ_TASK.config("boom", "C2")) == 2
+    r = evaluate(RELU_RQ, SPEC, _RQ_TASK, "boom", "C2", trials=3, seed=5)
+    assert r.correct, r.summary()
+    truncating = RELU_RQ.replace("    addi t0, t0, 2\n", "")
+    r = evaluate(truncating, SPEC, _RQ_TASK, "boom", "C2", trials=3, seed=5)
+    assert not r.correct and 0 < r.match_rate < 1
+
+
+def test_statement_gives_the_requant_rule():
+    text = statement(_RQ_TASK, "boom", "C2", abi_layout(SPEC, _RQ_TASK, "boom", "C2"))
+    assert "y = clamp((acc + 2) >> 2, -128, 127)" in text and "rounding half up" in text
