@@ -452,6 +452,41 @@ def start_trial(sim, program, task: TaskSpec, lay: Layout, seed: int, profile: s
     return inputs
 
 
+_TRIAL_POOL = None
+_BLAS = None
+
+
+def _run_trials(trial: Callable, trials: int, lanes: int) -> list:
+    """Run trial(0..trials-1); trial k uses simulator k % lanes, so each lane runs its trials in
+    order on one long-lived thread (a pool kept for the process: starting threads per evaluation
+    costs milliseconds). With one lane, a trial that does not halt ends the evaluation."""
+    global _TRIAL_POOL
+    if lanes <= 1:
+        outcomes = []
+        for k in range(trials):
+            outcomes.append(trial(k))
+            if outcomes[-1][0].status != "halted":
+                break  # a kernel that does not halt is not run again
+        return outcomes
+    if _TRIAL_POOL is None or _TRIAL_POOL._max_workers < lanes:
+        from concurrent.futures import ThreadPoolExecutor
+        _TRIAL_POOL = ThreadPoolExecutor(lanes, thread_name_prefix="kcgen-trial")
+
+    def lane(first: int) -> list:
+        return [(k, trial(k)) for k in range(first, trials, lanes)]
+    done = [f.result() for f in [_TRIAL_POOL.submit(lane, i) for i in range(min(lanes, trials))]]
+    return [o for _, o in sorted((pair for d in done for pair in d), key=lambda p: p[0])]
+
+
+def _one_blas_thread():
+    """Limit BLAS to one thread while trials run side by side (the references' matmuls)."""
+    global _BLAS
+    if _BLAS is None:
+        from threadpoolctl import ThreadpoolController
+        _BLAS = ThreadpoolController()
+    return _BLAS.limit(limits=1, user_api="blas")
+
+
 def evaluate(kernel: str, spec: Spec, task: TaskSpec, target: str, config: str = "C1", trials: int = 3,
              seed: Optional[int] = None, max_steps: int = 50_000_000, baseline_cycles: Optional[int] = None,
              roofline_cycles: Optional[int] = None, layout: Optional[Layout] = None,
@@ -490,18 +525,8 @@ def evaluate(kernel: str, spec: Spec, task: TaskSpec, target: str, config: str =
         return run, golden, got
 
     try:
-        if len(sims) > 1:
-            from concurrent.futures import ThreadPoolExecutor
-            outcomes = []
-            for first in range(0, trials, len(sims)):  # one simulator per thread at a time
-                with ThreadPoolExecutor(len(sims)) as pool:
-                    outcomes += list(pool.map(trial, range(first, min(first + len(sims), trials))))
-        else:
-            outcomes = []
-            for k in range(trials):
-                outcomes.append(trial(k))
-                if outcomes[-1][0].status != "halted":
-                    break  # a kernel that does not halt is not run again
+        with _one_blas_thread():  # the trials are the parallelism; BLAS threads on top only contend
+            outcomes = _run_trials(trial, trials, len(sims))
     except Exception as exc:  # LoadError: the program's sections do not fit the machine
         return EvalResult(False, error=str(exc))
     total = good = 0
