@@ -85,8 +85,17 @@ def mx_encode(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     lg = np.frexp(amax)[1].astype(np.int64) - 1  # floor(log2 amax) for amax > 0
     scale = np.where(amax == 0, 0, np.clip(lg - numeric.E4M3.emax, -127, 127) + 127).astype(np.int64)
     scaled = np.ldexp(blocks, (127 - scale)[:, None].astype(np.int32))  # exact: a power of two
-    elems = numeric.encode_array(numeric.E4M3, scaled, saturate=True).astype(np.uint8)
-    return elems.ravel(), scale.astype(np.uint8)
+    return e4m3_bytes(scaled).ravel(), scale.astype(np.uint8)
+
+
+def e4m3_bytes(x: np.ndarray) -> np.ndarray:
+    """E4M3FN encodings of x, rounded once to nearest even, saturating at +-448. Values exact in
+    float32 (all the harness writes: bf16 times powers of two) take ml_dtypes' cast, a single
+    rounding and ten times faster; others the exact rule of kcgen.numeric."""
+    f32 = x.astype(np.float32)
+    if np.array_equal(f32, x):
+        return np.clip(f32, -448, 448).astype(ml_dtypes.float8_e4m3fn).view(np.uint8)
+    return numeric.encode_array(numeric.E4M3, x, saturate=True).astype(np.uint8)
 
 
 def mx_decode(elems: np.ndarray, scales: np.ndarray) -> np.ndarray:

@@ -9,9 +9,10 @@ import math
 import ml_dtypes
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import isadl
-from kcgen import taskspec
+from kcgen import numeric, taskspec
 from kcgen.evaluation import _assembler, _set_register, _simulator, draw, layout_for, DTYPES, PROFILES
 from kcgen.paths import REPO, TASKS, load_module
 
@@ -193,3 +194,16 @@ def test_every_config_has_a_layout_and_a_complete_prompt(spec, name):
                 f"elements {lay.placements[t.name].index}.." in text
         assert "Configuration" in text and "fpsram[1..1]: 1.0" in text
         assert [reg for reg, _, _ in lay.args] == [f"a{k}" for k in range(len(task.inputs))]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(allow_nan=False, allow_infinity=False, width=32), min_size=1, max_size=64),
+       st.booleans())
+def test_fast_e4m3_encoding_is_the_exact_rule(values, widen):
+    """ml_dtypes' cast (float32-exact inputs) and kcgen.numeric's rule give the same bytes;
+    inputs that are not float32-exact (widen) take the rule itself."""
+    x = np.array(values, np.float64)
+    if widen:
+        x = x * (1 + 2.0 ** -40)
+    want = numeric.encode_array(numeric.E4M3, x, saturate=True).astype(np.uint8)
+    np.testing.assert_array_equal(L.e4m3_bytes(x), want)
