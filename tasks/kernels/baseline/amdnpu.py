@@ -1,8 +1,11 @@
-"""Template baseline kernels for amdnpu (one AIE-ML / AIE2 compute tile), bf16 with fp32 accumulation.
+"""Template baseline kernels for amdnpu (one AIE-ML / AIE2 compute tile), bf16 with fp32 accumulation,
+except conv2d and depthwise_conv: int8 with 32-bit accumulators and a shift-round-saturate output,
+as the published AIE-ML convolution kernels (mlir-aie conv2dk1 / conv2dk3 and the depthwise conv of
+the bottleneck / MobileNet examples) compute them (see "int8 convolutions" below).
 
 generate(task, cfg, layout, spec) -> assembly text for the item, sizes baked in.
 
-The kernels are structured the way the published AIE kernel templates are: one vectorised loop
+The bf16 kernels are structured the way the published AIE kernel templates are: one vectorised loop
 per operation, 32 bf16 lanes per x register, the bf16 MAC unit (vmul.f / vmac.f: a 4x8 by 8x4
 matrix product into 16 fp32 lanes) for every multiplication, results narrowed with
 vconv.bf16.fp32. No software pipelining, no bundle packing beyond the obvious (the simulator
@@ -697,6 +700,187 @@ def gen_conv(depthwise: bool, rename: bool = False):
     return gen
 
 
+# ---- int8 convolutions (conv2d, depthwise_conv) ---------------------------------------------------------
+# amdnpu computes conv2d and depthwise_conv in int8 with 32-bit accumulators and a shift-round-
+# saturate output (requant in the task specs), as the published AIE-ML convolution kernels do
+# (mlir-aie conv2dk1 / conv2dk3, the depthwise conv of the bottleneck / MobileNet examples).
+#
+# Formulation (im2col-free, direct): the int8 MAC multiplies A (4x8: 32 consecutive input bytes of
+# one row, i.e. four 8-pixel units) by B (8x8) into 4x8 int32 lanes, lane 8i+j. With B0 the band
+# matrix of one weight row, B0[k][j] = w[kh][k-j] (0 <= k-j <= 2), A x B0 gives output pixels
+# 8i+j of the 32-pixel row segment, complete for j <= 5; the taps that fall into the next unit
+# (pixels 8i+8, 8i+9 for j = 6, 7) come from A' x B1, with A' the segment shifted by one unit
+# (A'[i][k] = x[8i+8+k]) and B1[k][j] = w[kh][8+k-j] (three non-zeros, rows 0-1; its high half is a
+# register kept zero). The ISA has no byte-granular shuffle, so A' is made by the MAC itself: the
+# row as the B operand, a unit-selection matrix S (S[i][i+1] = 1) as A, then vsrs with shift 0
+# (exact). Lane 8*3+6/7 of each segment (pixels 30, 31) is not an output (OW = W - 2).
+# The band tiles of one output channel (all its input channels) are built with scalar word stores
+# into the free memory after the inputs; the rows (W - 2 bytes, packed) leave through a 32-byte
+# staging buffer in scratch and scalar copies.
+I8_CFG = 0x308  # MAC config: int8 x int8 (bmode 1, amode 0), signed x and y, accumulate
+
+
+def conv_i8_dims(depthwise: bool, cfg):
+    if depthwise:
+        C, H, W, K = cfg["C"], cfg["H"], cfg["W"], cfg["K"]
+        return 1, C, H, W, K
+    return cfg["CI"], cfg["CO"], cfg["H"], cfg["W"], cfg["K"]
+
+
+def conv_i8_tiles_addr(layout, size: int) -> int:
+    """Free memory after the inputs (the in region ends at 0x9000), 64-byte aligned."""
+    end = max(pl.address + int(np.prod(pl.shape)) for name, pl in layout.placements.items()
+              if name in ("x", "w"))  # int8 tensors
+    base = (end + 63) // 64 * 64
+    assert base + size <= 0x9000, (hex(base), size)
+    return base
+
+
+def conv_i8_setup(a: Asm, shift: int) -> None:
+    a.data.append("    .p2align 6")
+    a.data.append("s_unit:")  # S[i][i+1] = 1 (i = 0..2): row i of S x D is unit i+1 of D
+    a.data.append("    .byte " + ", ".join("1" if k == i + 1 and i < 3 else "0" for i in range(4) for k in range(8)))
+    a(f"movxm r9, #{I8_CFG}")
+    a("movxm s0, #0")
+    a(f"movxm s1, #{shift}")
+    a("movxm crrnd, #9")   # round half up (positive_inf): (acc + 2^(s-1)) >> s
+    a("movxm crsat, #1")   # saturate to -128..127
+    a("movxm r12, #8")
+    a("movxm r13, #16")
+    a("movxm r14, #24")
+    a("movxm r15, #-8")
+    a("movxm r18, #-16")
+
+
+def conv_i8_tile(a: Asm, pw: str, pt: str, off: int, regs=("r3", "r4", "r5", "r6", "r7", "r8", "r28", "r29")) -> None:
+    """The band tiles of one weight row (w[kh][0..2] at pw, post-incremented by 3) at pt + off:
+    B0 (64 bytes) then B1 (32 bytes). The zero words of the tiles are never written (zeroed once).
+    P = w2 | w1 << 8 | w0 << 16 (bytes), row k of B0 is P shifted to bytes k-2..k."""
+    b0, b1, b2, p, q, t, u, v = regs
+    a(f"lda.u8 {b0}, [{pw}], #1")
+    a(f"lda.u8 {b1}, [{pw}], #1")
+    a(f"lda.u8 {b2}, [{pw}], #1")
+    a(f"lshl {b1}, {b1}, r12")
+    a(f"lshl {b0}, {b0}, r13")
+    a(f"or {p}, {b2}, {b1}")
+    a(f"or {p}, {p}, {b0}")
+    a(f"lshl {q}, {p}, r18")   # P >> 16
+    a(f"lshl {t}, {p}, r15")   # P >> 8
+    a(f"lshl {u}, {p}, r12")   # P << 8
+    a(f"lshl {v}, {p}, r13")   # P << 16
+    a(f"lshl {b2}, {p}, r14")  # P << 24
+    tg = f" // @tiles:{off}:{off + 96}"
+    for o, r in ((0, q), (8, t), (16, p), (24, u), (32, v), (36, q), (40, b2), (44, t), (52, p), (60, u),
+                 (68, v), (76, b2)):
+        a(f"st {r}, [{pt}, #{off + o}]" + tg)
+
+
+def conv_i8_out_row(a: Asm, stage: str, n_parity: int, py: str, OW: int, words: bool, ph: str = "p6") -> None:
+    """Copy OW bytes of a staged row (32-byte aligned at `stage`) to py (post-incremented by OW);
+    the row's address is 4-aligned when n_parity = 0, else 2 mod 4 (OW even). words=False: one
+    halfword at a time (lda.u16 / st.s16); True: word stores where the output is 4-aligned. ph is
+    a pointer for the halfword loads (post-increment; their offsets are short)."""
+    assert OW % 2 == 0
+    a(f"mov {ph}, {stage}")
+    if not words:
+        for o in range(0, OW, 2):
+            a(f"lda.u16 r3, [{ph}], #2 // @stage")
+            a(f"st.s16 r3, [{py}], #2 // @y")
+        return
+    regs = ("r3", "r4", "r5", "r6", "r7", "r8", "r28", "r29", "r30", "r31")
+    if n_parity == 0:
+        nw = OW // 4
+        for m in range(nw):
+            a(f"lda {regs[m % len(regs)]}, [{stage}, #{4 * m}] // @stage")
+        for m in range(nw):
+            a(f"st {regs[m % len(regs)]}, [{py}], #4 // @y")
+        if OW % 4:
+            a(f"padda [{ph}], #{4 * nw}")
+            a(f"lda.u16 r3, [{ph}], #2 // @stage")
+            a(f"st.s16 r3, [{py}], #2 // @y")
+    else:
+        a(f"lda.u16 r3, [{ph}], #2 // @stage")
+        a(f"st.s16 r3, [{py}], #2 // @y")
+        nw = (OW - 2) // 4
+        for m in range(nw):
+            lo, hi = regs[(2 * m) % 10], regs[(2 * m + 1) % 10]
+            a(f"lda.u16 {lo}, [{ph}], #2 // @stage")
+            a(f"lda.u16 {hi}, [{ph}], #2 // @stage")
+            a(f"lshl {hi}, {hi}, r13")
+            a(f"or {lo}, {lo}, {hi}")
+            a(f"st {lo}, [{py}], #4 // @y")
+        if (OW - 2) % 4:
+            a(f"lda.u16 r3, [{ph}], #2 // @stage")
+            a(f"st.s16 r3, [{py}], #2 // @y")
+
+
+def gen_conv_i8(depthwise: bool):
+    """The template: per output channel its band tiles, then per output row and input channel
+    and kernel row one shift MAC (A'), and the two band MACs; the row leaves through staging,
+    one halfword at a time."""
+    def gen(task, cfg, layout, spec) -> str:
+        CI, CO, H, W, K = conv_i8_dims(depthwise, cfg)
+        assert K == 3 and W % 32 == 0, (K, W)
+        OH, OW = H - 2, W - 2
+        shift = task.requant_shift("amdnpu", "y", cfg)
+        tsize = CI * 3 * 96
+        tiles = conv_i8_tiles_addr(layout, tsize)
+        xa, wa, ya = addr(layout, "x"), addr(layout, "w"), addr(layout, "y")
+        a = Asm()
+        a.comment(("depthwise_conv" if depthwise else "conv2d") + " (int8, 32-bit accumulation, shift-round-saturate "
+                  f"by {shift}): band-matrix MACs over 32-input row segments")
+        conv_i8_setup(a, shift)
+        a("vsub.8 x10, x10, x10")
+        a(f"movxm p6, #{tiles}")
+        for _ in range(tsize // 32):
+            a("vst wl10, [p6], #32")
+        a("movxm p6, #s_unit")
+        a("vlda wl11, [p6, #0]")
+        a("vsub.8 x4, x4, x4")  # wh4 stays zero: B1's rows 4..7
+        a(f"movxm p3, #{wa}")
+        a(f"movxm p1, #{ya}")
+        a(f"movxm r20, #{xa}")
+        a(f"movxm p7, #{SCRATCH}")
+        with a.loop("r0", CO):
+            a(f"movxm p4, #{tiles}")
+            with a.loop("r1", CI * 3):
+                conv_i8_tile(a, "p3", "p4", 0)
+                a("padda [p4], #96")
+            a("mov r21, r20")  # row oh of the channel block
+            with a.loop("r1", OH):
+                for seg in range(W // 32):
+                    a("vclr cm0")
+                    a(f"movxm p4, #{tiles}")
+                    a("mov p2, r21")
+                    if seg:
+                        a(f"padda [p2], #{32 * seg}")
+                    with a.loop("r2", CI):
+                        a("mov p5, p2")
+                        for kh in range(3):
+                            a("vlda wl1, [p5, #0]")
+                            a(f"movxm m6, #{W}")
+                            a("padda [p5], m6")
+                            a("vmul cm1, x11, x1, r9")
+                            a("vsrs.s8.s32 wl2, cm1, s0")
+                            a("vlda wl5, [p4, #0]")
+                            a("vlda wh5, [p4, #32]")
+                            a("vlda wl4, [p4, #64]")
+                            a("padda [p4], #96")
+                            a("vmac cm0, cm0, x1, x5, r9")
+                            a("vmac cm0, cm0, x2, x4, r9")
+                        a(f"movxm m6, #{H * W}")
+                        a("padda [p2], m6")
+                    a("vst.srs.s8.s32 cm0, s1, [p7, #0]")
+                    conv_i8_out_row(a, "p7", 0, "p1", min(32, OW - 32 * seg), words=False)
+                a(f"movxm r22, #{W}")
+                a("add r21, r21, r22")
+            if depthwise:
+                a(f"movxm r22, #{H * W}")
+                a("add r20, r20, r22")
+        return a.text()
+    return gen
+
+
 # ---- matrix products --------------------------------------------------------------------------------
 def out_block(a: Asm, accs, pc: str, row_bytes: int) -> None:
     """Narrow the four 4x4 fp32 blocks accs = (q0, q1, q2, q3) (lane 4i+j = C[i][4j+q]) to bf16
@@ -930,8 +1114,6 @@ GENERATORS = {
     "softmax": gen_softmax,
     "rms_norm": gen_norm(False),
     "layer_norm": gen_norm(True),
-    "depthwise_conv": gen_conv(True),
-    "conv2d": gen_conv(False),
     "gemm": gen_gemm,
     "batch_matmul": gen_batch_matmul,
     "linear": gen_linear,
@@ -939,7 +1121,16 @@ GENERATORS = {
 }
 
 
+# generators that take (task, cfg, layout, spec) and return the program text
+TEXT_GENERATORS = {
+    "depthwise_conv": gen_conv_i8(True),
+    "conv2d": gen_conv_i8(False),
+}
+
+
 def generate(task, cfg, layout, spec):
+    if task.name in TEXT_GENERATORS:
+        return TEXT_GENERATORS[task.name](task, cfg, layout, spec)
     gen = GENERATORS.get(task.name)
     if gen is None:
         return None
