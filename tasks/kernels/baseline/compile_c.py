@@ -10,10 +10,11 @@ swiglu, conv_block). A C kernel is a single function `void kernel(...)` whose pa
 layout's argument registers (the tensors' addresses in the task's tensor order, then the
 configuration variables in the YAML's order). The element types come from the task's dtypes on
 the target: float32 throughout, or -DKC_INT8 when int8 inputs are quantised: in_t = int8 for
-them and out_t = int32 for the exact sums (coral's quantised tasks; a tensor the task keeps in
-float32 there, such as conv_block's bn and y, is declared float in the C). c/common.h holds what
-several kernels share: those element types and kc_expf (the machines have no libm); c/matmul.h
-the register-tiled matrix product of ffn and swiglu.
+them, acc_t = int32 for the exact sums and out_t = int8 for the outputs the task requantises
+(coral's quantised tasks: `requant` in the task's target entry, applied by kc_requant; a tensor
+the task keeps in float32 there, such as conv_block's bn and y, is declared float in the C).
+c/common.h holds what several kernels share: those element types, kc_requant, kc_log2 and kc_expf
+(the machines have no libm); c/matmul.h the register-tiled matrix product of ffn and swiglu.
 
 The .s files are clang's output exactly as it comes (-S), after a header of comment lines giving
 the command, the compiler's version and this script's name. Nothing is stripped: the targets'
@@ -74,15 +75,16 @@ def _tasks():
 
 
 def defines(task, target: str) -> list[str]:
-    """-D flags for the task's dtypes on the target: float32 everywhere; int8 inputs with int32
-    outputs (-DKC_INT8); or int8 inputs beside float32 tensors, with float32 outputs (-DKC_INT8:
-    coral's conv_block, whose bn and y stay float32). Any other combination has no C kernel type
-    and is an error."""
+    """-D flags for the task's dtypes on the target: float32 everywhere; int8 inputs (and int32
+    ones, linear's bias: acc_t) with int8 outputs that the task requantises (-DKC_INT8); or int8
+    inputs beside float32 tensors, with float32 outputs (-DKC_INT8: coral's conv_block, whose bn
+    and y stay float32). Any other combination has no C kernel type and is an error."""
     ins = {task.dtype(target, t.name) for t in task.inputs}
     outs = {task.dtype(target, t.name) for t in task.outputs}
     if ins == {"f32"} and outs == {"f32"}:
         return []
-    if ins == {"i8"} and outs == {"i32"}:
+    requantised = all(t.name in task.targets[target].requant for t in task.outputs)
+    if "i8" in ins and ins <= {"i8", "i32"} and outs == {"i8"} and requantised:
         return ["-DKC_INT8"]
     if "i8" in ins and ins <= {"i8", "f32"} and outs == {"f32"}:
         return ["-DKC_INT8"]

@@ -1,24 +1,39 @@
 /* batch_matmul: c[B, M, N] = a[B, M, K] @ b[B, K, N], one gemm per batch. Loop order i, k, j:
- * the inner loop runs along a row of b and of c (unit stride), accumulating into c.
+ * the inner loop runs along a row of b and of the accumulators (unit stride). In float32 the
+ * accumulators are the row of c itself; on coral (-DKC_INT8) they are one row of exact int32 sums
+ * on the stack, requantised into the int8 row of c with the task's shift 7 + (log2(K) + 1) / 2
+ * (tasks/level1/batch_matmul.yaml).
  * Baseline kernel compiled by tasks/kernels/baseline/compile_c.py. */
-#include "common.h"  /* in_t, out_t: the element types */
+#include "common.h"  /* in_t, acc_t, out_t: the element types */
 
 void kernel(const in_t *restrict a, const in_t *restrict b, out_t *restrict c, int B, int M, int K, int N)
 {
+#ifdef KC_INT8
+    int s = 7 + (kc_log2(K) + 1) / 2;
+    acc_t row[N];
+#endif
     for (int p = 0; p < B; p++) {
         const in_t *ap = a + p * M * K;
         const in_t *bp = b + p * K * N;
         out_t *cp = c + p * M * N;
         for (int i = 0; i < M; i++) {
-            out_t *ci = cp + i * N;
+#ifdef KC_INT8
+            acc_t *ci = row;
+#else
+            acc_t *ci = cp + i * N;
+#endif
             for (int j = 0; j < N; j++)
                 ci[j] = 0;
             for (int k = 0; k < K; k++) {
-                out_t aik = (out_t)ap[i * K + k];
+                acc_t aik = (acc_t)ap[i * K + k];
                 const in_t *bk = bp + k * N;
                 for (int j = 0; j < N; j++)
-                    ci[j] += aik * (out_t)bk[j];
+                    ci[j] += aik * (acc_t)bk[j];
             }
+#ifdef KC_INT8
+            for (int j = 0; j < N; j++)
+                cp[i * N + j] = kc_requant(row[j], s);
+#endif
         }
     }
 }

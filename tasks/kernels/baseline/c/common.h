@@ -2,14 +2,33 @@
 #ifndef KC_COMMON_H
 #define KC_COMMON_H
 
-/* Element types, chosen by compile_c.py from the task's dtypes on the target:
- * -DKC_INT8 (coral): int8 inputs, int32 products, sums and outputs; otherwise float32 throughout. */
+/* Element types, chosen by compile_c.py from the task's dtypes on the target: float32 throughout,
+ * or -DKC_INT8 (coral): int8 inputs (in_t), exact int32 products and sums (acc_t), and int8
+ * outputs (out_t) requantised from the sums by kc_requant. */
 #ifdef KC_INT8
 typedef signed char in_t;
-typedef int out_t;
+typedef int acc_t;
+typedef signed char out_t;
 #else
 typedef float in_t;
+typedef float acc_t;
 typedef float out_t;
+#endif
+
+#ifdef KC_INT8
+/* floor(log2(x)) of a positive int: the tasks' requantisation shifts are written with it. */
+static inline __attribute__((always_inline)) int kc_log2(int x)
+{
+    return 31 - __builtin_clz((unsigned)x);
+}
+
+/* The tasks' requantisation of an exact int32 sum to int8 (docs/tasks.md, `requant`): add half of
+ * 2^s (round half up), shift right arithmetically by s (s >= 1), saturate to [-128, 127]. */
+static inline __attribute__((always_inline)) out_t kc_requant(acc_t acc, int s)
+{
+    acc_t q = (acc + (1 << (s - 1))) >> s;
+    return (out_t)(q < -128 ? -128 : q > 127 ? 127 : q);
+}
 #endif
 
 /* exp(x) in float (freestanding: the targets have no libm). x = n*ln2 + r with |r| <= ln2/2, e^r by

@@ -10,45 +10,68 @@
 	.type	kernel,@function
 kernel:                                 # @kernel
 # %bb.0:
-	addi	sp, sp, -64
-	sw	ra, 60(sp)                      # 4-byte Folded Spill
-	sw	s0, 56(sp)                      # 4-byte Folded Spill
-	sw	s1, 52(sp)                      # 4-byte Folded Spill
-	sw	s2, 48(sp)                      # 4-byte Folded Spill
-	sw	s3, 44(sp)                      # 4-byte Folded Spill
-	sw	s4, 40(sp)                      # 4-byte Folded Spill
-	sw	s5, 36(sp)                      # 4-byte Folded Spill
-	sw	s6, 32(sp)                      # 4-byte Folded Spill
-	sw	s7, 28(sp)                      # 4-byte Folded Spill
-	sw	s8, 24(sp)                      # 4-byte Folded Spill
-	sw	s9, 20(sp)                      # 4-byte Folded Spill
-	sw	s10, 16(sp)                     # 4-byte Folded Spill
-	sw	s11, 12(sp)                     # 4-byte Folded Spill
-	sw	a0, 8(sp)                       # 4-byte Folded Spill
-	blez	a3, .LBB0_25
+	addi	sp, sp, -96
+	sw	ra, 92(sp)                      # 4-byte Folded Spill
+	sw	s0, 88(sp)                      # 4-byte Folded Spill
+	sw	s1, 84(sp)                      # 4-byte Folded Spill
+	sw	s2, 80(sp)                      # 4-byte Folded Spill
+	sw	s3, 76(sp)                      # 4-byte Folded Spill
+	sw	s4, 72(sp)                      # 4-byte Folded Spill
+	sw	s5, 68(sp)                      # 4-byte Folded Spill
+	sw	s6, 64(sp)                      # 4-byte Folded Spill
+	sw	s7, 60(sp)                      # 4-byte Folded Spill
+	sw	s8, 56(sp)                      # 4-byte Folded Spill
+	sw	s9, 52(sp)                      # 4-byte Folded Spill
+	sw	s10, 48(sp)                     # 4-byte Folded Spill
+	sw	s11, 44(sp)                     # 4-byte Folded Spill
+	addi	s0, sp, 96
+	sw	a2, -60(s0)                     # 4-byte Folded Spill
+	sw	a0, -84(s0)                     # 4-byte Folded Spill
+	slli	a0, a6, 2
+	addi	a0, a0, 15
+	andi	a0, a0, -16
+	sub	t0, sp, a0
+	mv	sp, t0
+	sw	a3, -80(s0)                     # 4-byte Folded Spill
+	blez	a3, .LBB0_33
 # %bb.1:
-	li	a7, 0
-	lui	t0, 524288
-	addi	t5, t0, -4
-	mul	t0, a6, a4
-	slli	a0, t0, 2
-	slli	t1, a6, 2
-	csrr	t6, vlenb
-	slli	t2, t6, 1
-	srli	t3, t6, 1
-	mul	t4, a6, a5
-	srli	t6, t6, 3
-	mul	t5, t6, t5
-	and	t6, t5, a6
-	vsetvli	s0, zero, e32, m2, ta, ma
+	sw	zero, -64(s0)                   # 4-byte Folded Spill
+	clz	a0, a5
+	li	a2, 32
+	sub	a2, a2, a0
+	srli	a2, a2, 1
+	addi	t1, a2, 7
+	lui	t2, 524288
+	addi	t2, t2, -4
+	li	a0, 64
+	sll	t3, a0, a2
+	csrr	t4, vlenb
+	slli	t5, t4, 1
+	srli	t6, t4, 1
+	mul	a0, a6, a5
+	sw	a0, -72(s0)                     # 4-byte Folded Spill
+	mul	a0, a6, a4
+	sw	a0, -76(s0)                     # 4-byte Folded Spill
+	vsetvli	a0, zero, e32, m2, ta, ma
 	vmv.v.i	v8, 0
-	mv	s0, a1
+	li	s3, 127
+	li	s4, -128
+	lw	a0, -60(s0)                     # 4-byte Folded Reload
+	sw	a0, -68(s0)                     # 4-byte Folded Spill
+	mv	a2, a1
 	j	.LBB0_3
 .LBB0_2:                                #   in Loop: Header=BB0_3 Depth=1
-	addi	a7, a7, 1
+	lw	a3, -64(s0)                     # 4-byte Folded Reload
+	addi	a3, a3, 1
+	lw	a0, -72(s0)                     # 4-byte Folded Reload
 	add	a2, a2, a0
-	add	s0, s0, t4
-	beq	a7, a3, .LBB0_25
+	lw	a0, -76(s0)                     # 4-byte Folded Reload
+	lw	a7, -68(s0)                     # 4-byte Folded Reload
+	add	a7, a7, a0
+	sw	a7, -68(s0)                     # 4-byte Folded Spill
+	lw	a0, -80(s0)                     # 4-byte Folded Reload
+	sw	a3, -64(s0)                     # 4-byte Folded Spill
+	beq	a3, a0, .LBB0_33
 .LBB0_3:                                # =>This Loop Header: Depth=1
                                         #     Child Loop BB0_6 Depth 2
                                         #       Child Loop BB0_10 Depth 3
@@ -56,21 +79,29 @@ kernel:                                 # @kernel
                                         #       Child Loop BB0_17 Depth 3
                                         #         Child Loop BB0_21 Depth 4
                                         #         Child Loop BB0_24 Depth 4
+                                        #       Child Loop BB0_29 Depth 3
+                                        #       Child Loop BB0_32 Depth 3
 	blez	a4, .LBB0_2
 # %bb.4:                                #   in Loop: Header=BB0_3 Depth=1
-	li	s1, 0
-	mul	s2, t4, a7
-	add	s2, a6, s2
-	mul	s3, a7, a4
-	mul	s3, s3, a5
-	lw	t0, 8(sp)                       # 4-byte Folded Reload
-	add	s3, t0, s3
-	mv	s4, a2
+	li	s7, 0
+	lw	a0, -64(s0)                     # 4-byte Folded Reload
+	lw	a3, -76(s0)                     # 4-byte Folded Reload
+	mul	s8, a3, a0
+	add	s8, a6, s8
+	sw	s8, -56(s0)                     # 4-byte Folded Spill
+	lw	a3, -72(s0)                     # 4-byte Folded Reload
+	mul	s9, a3, a0
+	add	s9, a6, s9
+	mul	a0, a0, a4
+	mul	a0, a0, a5
+	lw	a3, -84(s0)                     # 4-byte Folded Reload
+	add	a0, a3, a0
+	lw	s11, -68(s0)                    # 4-byte Folded Reload
 	j	.LBB0_6
 .LBB0_5:                                #   in Loop: Header=BB0_6 Depth=2
-	addi	s1, s1, 1
-	add	s4, s4, t1
-	beq	s1, a4, .LBB0_2
+	addi	s7, s7, 1
+	add	s11, s11, a6
+	beq	s7, a4, .LBB0_2
 .LBB0_6:                                #   Parent Loop BB0_3 Depth=1
                                         # =>  This Loop Header: Depth=2
                                         #       Child Loop BB0_10 Depth 3
@@ -78,48 +109,52 @@ kernel:                                 # @kernel
                                         #       Child Loop BB0_17 Depth 3
                                         #         Child Loop BB0_21 Depth 4
                                         #         Child Loop BB0_24 Depth 4
+                                        #       Child Loop BB0_29 Depth 3
+                                        #       Child Loop BB0_32 Depth 3
 	blez	a6, .LBB0_14
 # %bb.7:                                #   in Loop: Header=BB0_6 Depth=2
-	bgeu	a6, t3, .LBB0_9
+	bgeu	a6, t6, .LBB0_9
 # %bb.8:                                #   in Loop: Header=BB0_6 Depth=2
-	li	s6, 0
+	li	a3, 0
 	j	.LBB0_12
 .LBB0_9:                                #   in Loop: Header=BB0_6 Depth=2
-	mv	s5, t6
-	mv	s6, s4
+	srli	a3, t4, 3
+	mul	a3, a3, t2
+	and	a3, a3, a6
+	mv	a7, a3
+	mv	s1, t0
 .LBB0_10:                               #   Parent Loop BB0_3 Depth=1
                                         #     Parent Loop BB0_6 Depth=2
                                         # =>    This Inner Loop Header: Depth=3
-	vs2r.v	v8, (s6)
-	sub	s5, s5, t3
-	add	s6, s6, t2
-	bnez	s5, .LBB0_10
+	vs2r.v	v8, (s1)
+	sub	a7, a7, t6
+	add	s1, s1, t5
+	bnez	a7, .LBB0_10
 # %bb.11:                               #   in Loop: Header=BB0_6 Depth=2
-	mv	s6, t6
-	beq	t6, a6, .LBB0_14
+	beq	a3, a6, .LBB0_14
 .LBB0_12:                               #   in Loop: Header=BB0_6 Depth=2
-	sub	s5, a6, s6
-	slli	s6, s6, 2
-	add	s6, s4, s6
+	sub	a7, a6, a3
+	slli	a3, a3, 2
+	add	a3, t0, a3
 .LBB0_13:                               #   Parent Loop BB0_3 Depth=1
                                         #     Parent Loop BB0_6 Depth=2
                                         # =>    This Inner Loop Header: Depth=3
-	sw	zero, 0(s6)
-	addi	s5, s5, -1
-	addi	s6, s6, 4
-	bnez	s5, .LBB0_13
+	sw	zero, 0(a3)
+	addi	a7, a7, -1
+	addi	a3, a3, 4
+	bnez	a7, .LBB0_13
 .LBB0_14:                               #   in Loop: Header=BB0_6 Depth=2
-	blez	a5, .LBB0_5
+	blez	a5, .LBB0_25
 # %bb.15:                               #   in Loop: Header=BB0_6 Depth=2
-	li	s5, 0
-	mul	s6, s1, a5
-	add	s6, s3, s6
-	mv	s7, s0
+	li	ra, 0
+	mul	s10, s7, a5
+	add	s10, a0, s10
+	mv	s1, a2
 	j	.LBB0_17
 .LBB0_16:                               #   in Loop: Header=BB0_17 Depth=3
-	addi	s5, s5, 1
-	add	s7, s7, a6
-	beq	s5, a5, .LBB0_5
+	addi	ra, ra, 1
+	add	s1, s1, a6
+	beq	ra, a5, .LBB0_25
 .LBB0_17:                               #   Parent Loop BB0_3 Depth=1
                                         #     Parent Loop BB0_6 Depth=2
                                         # =>    This Loop Header: Depth=3
@@ -127,68 +162,125 @@ kernel:                                 # @kernel
                                         #         Child Loop BB0_24 Depth 4
 	blez	a6, .LBB0_16
 # %bb.18:                               #   in Loop: Header=BB0_17 Depth=3
-	add	s8, s6, s5
-	lb	s8, 0(s8)
-	bgeu	a6, t3, .LBB0_20
+	add	a3, s10, ra
+	lb	a3, 0(a3)
+	bgeu	a6, t6, .LBB0_20
 # %bb.19:                               #   in Loop: Header=BB0_17 Depth=3
-	li	s9, 0
+	li	s5, 0
 	j	.LBB0_23
 .LBB0_20:                               #   in Loop: Header=BB0_17 Depth=3
-	and	s9, t5, a6
-	mv	s10, s9
-	mv	s11, s4
-	mv	ra, s7
+	srli	a7, t4, 3
+	mul	a7, a7, t2
+	and	s5, a7, a6
+	mv	s2, s5
+	mv	a7, t0
+	mv	s6, s1
 .LBB0_21:                               #   Parent Loop BB0_3 Depth=1
                                         #     Parent Loop BB0_6 Depth=2
                                         #       Parent Loop BB0_17 Depth=3
                                         # =>      This Inner Loop Header: Depth=4
 	vsetvli	zero, zero, e16, m1, ta, ma
-	vle8.v	v10, (ra)
-	vl2re32.v	v12, (s11)
+	vle8.v	v10, (s6)
+	vl2re32.v	v12, (a7)
 	vsext.vf2	v11, v10
-	vwmacc.vx	v12, s8, v11
-	vs2r.v	v12, (s11)
-	add	ra, ra, t3
-	sub	s10, s10, t3
-	add	s11, s11, t2
-	bnez	s10, .LBB0_21
+	vwmacc.vx	v12, a3, v11
+	vs2r.v	v12, (a7)
+	add	s6, s6, t6
+	sub	s2, s2, t6
+	add	a7, a7, t5
+	bnez	s2, .LBB0_21
 # %bb.22:                               #   in Loop: Header=BB0_17 Depth=3
-	beq	s9, a6, .LBB0_16
+	beq	s5, a6, .LBB0_16
 .LBB0_23:                               #   in Loop: Header=BB0_17 Depth=3
-	mul	s10, a6, s5
-	add	s10, s2, s10
-	add	s10, a1, s10
-	slli	s11, s9, 2
-	add	s11, s4, s11
-	add	s9, s7, s9
+	mul	a7, a6, ra
+	add	a7, s9, a7
+	add	a7, a1, a7
+	slli	s2, s5, 2
+	add	s2, t0, s2
+	add	s5, s1, s5
 .LBB0_24:                               #   Parent Loop BB0_3 Depth=1
                                         #     Parent Loop BB0_6 Depth=2
                                         #       Parent Loop BB0_17 Depth=3
                                         # =>      This Inner Loop Header: Depth=4
-	lb	ra, 0(s9)
-	lw	t0, 0(s11)
-	mul	ra, ra, s8
-	add	t0, ra, t0
-	sw	t0, 0(s11)
-	addi	s9, s9, 1
-	addi	s11, s11, 4
-	bne	s9, s10, .LBB0_24
+	lb	s6, 0(s5)
+	lw	s8, 0(s2)
+	mul	s6, s6, a3
+	add	s6, s6, s8
+	sw	s6, 0(s2)
+	addi	s5, s5, 1
+	addi	s2, s2, 4
+	bne	s5, a7, .LBB0_24
 	j	.LBB0_16
-.LBB0_25:
-	lw	ra, 60(sp)                      # 4-byte Folded Reload
-	lw	s0, 56(sp)                      # 4-byte Folded Reload
-	lw	s1, 52(sp)                      # 4-byte Folded Reload
-	lw	s2, 48(sp)                      # 4-byte Folded Reload
-	lw	s3, 44(sp)                      # 4-byte Folded Reload
-	lw	s4, 40(sp)                      # 4-byte Folded Reload
-	lw	s5, 36(sp)                      # 4-byte Folded Reload
-	lw	s6, 32(sp)                      # 4-byte Folded Reload
-	lw	s7, 28(sp)                      # 4-byte Folded Reload
-	lw	s8, 24(sp)                      # 4-byte Folded Reload
-	lw	s9, 20(sp)                      # 4-byte Folded Reload
-	lw	s10, 16(sp)                     # 4-byte Folded Reload
-	lw	s11, 12(sp)                     # 4-byte Folded Reload
-	addi	sp, sp, 64
+.LBB0_25:                               #   in Loop: Header=BB0_6 Depth=2
+	blez	a6, .LBB0_5
+# %bb.26:                               #   in Loop: Header=BB0_6 Depth=2
+	bgeu	a6, t6, .LBB0_28
+# %bb.27:                               #   in Loop: Header=BB0_6 Depth=2
+	li	a3, 0
+	j	.LBB0_31
+.LBB0_28:                               #   in Loop: Header=BB0_6 Depth=2
+	srli	a3, t4, 3
+	mul	a3, a3, t2
+	and	a3, a3, a6
+	mv	s2, a3
+	mv	s5, s11
+	mv	a7, t0
+.LBB0_29:                               #   Parent Loop BB0_3 Depth=1
+                                        #     Parent Loop BB0_6 Depth=2
+                                        # =>    This Inner Loop Header: Depth=3
+	vl2re32.v	v10, (a7)
+	vsetvli	zero, zero, e32, m2, ta, ma
+	vadd.vx	v10, v10, t3
+	vsra.vx	v10, v10, t1
+	vsetvli	zero, zero, e16, m1, ta, ma
+	vnclip.wi	v12, v10, 0
+	vsetvli	zero, zero, e8, mf2, ta, ma
+	vnclip.wi	v10, v12, 0
+	vse8.v	v10, (s5)
+	add	a7, a7, t5
+	sub	s2, s2, t6
+	add	s5, s5, t6
+	bnez	s2, .LBB0_29
+# %bb.30:                               #   in Loop: Header=BB0_6 Depth=2
+	beq	a3, a6, .LBB0_5
+.LBB0_31:                               #   in Loop: Header=BB0_6 Depth=2
+	mul	a7, a6, s7
+	lw	s1, -56(s0)                     # 4-byte Folded Reload
+	add	a7, s1, a7
+	lw	s1, -60(s0)                     # 4-byte Folded Reload
+	add	a7, s1, a7
+	slli	s1, a3, 2
+	add	s1, t0, s1
+	add	a3, s11, a3
+.LBB0_32:                               #   Parent Loop BB0_3 Depth=1
+                                        #     Parent Loop BB0_6 Depth=2
+                                        # =>    This Inner Loop Header: Depth=3
+	lw	s2, 0(s1)
+	add	s2, s2, t3
+	sra	s2, s2, t1
+	min	s2, s2, s3
+	max	s2, s2, s4
+	sb	s2, 0(a3)
+	addi	a3, a3, 1
+	addi	s1, s1, 4
+	bne	a3, a7, .LBB0_32
+	j	.LBB0_5
+.LBB0_33:
+	addi	sp, s0, -96
+	lw	ra, 92(sp)                      # 4-byte Folded Reload
+	lw	s0, 88(sp)                      # 4-byte Folded Reload
+	lw	s1, 84(sp)                      # 4-byte Folded Reload
+	lw	s2, 80(sp)                      # 4-byte Folded Reload
+	lw	s3, 76(sp)                      # 4-byte Folded Reload
+	lw	s4, 72(sp)                      # 4-byte Folded Reload
+	lw	s5, 68(sp)                      # 4-byte Folded Reload
+	lw	s6, 64(sp)                      # 4-byte Folded Reload
+	lw	s7, 60(sp)                      # 4-byte Folded Reload
+	lw	s8, 56(sp)                      # 4-byte Folded Reload
+	lw	s9, 52(sp)                      # 4-byte Folded Reload
+	lw	s10, 48(sp)                     # 4-byte Folded Reload
+	lw	s11, 44(sp)                     # 4-byte Folded Reload
+	addi	sp, sp, 96
 	ret
 .Lfunc_end0:
 	.size	kernel, .Lfunc_end0-kernel

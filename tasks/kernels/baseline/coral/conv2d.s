@@ -10,58 +10,71 @@
 	.type	kernel,@function
 kernel:                                 # @kernel
 # %bb.0:
-	addi	sp, sp, -96
-	sw	ra, 92(sp)                      # 4-byte Folded Spill
-	sw	s0, 88(sp)                      # 4-byte Folded Spill
-	sw	s1, 84(sp)                      # 4-byte Folded Spill
-	sw	s2, 80(sp)                      # 4-byte Folded Spill
-	sw	s3, 76(sp)                      # 4-byte Folded Spill
-	sw	s4, 72(sp)                      # 4-byte Folded Spill
-	sw	s5, 68(sp)                      # 4-byte Folded Spill
-	sw	s6, 64(sp)                      # 4-byte Folded Spill
-	sw	s7, 60(sp)                      # 4-byte Folded Spill
-	sw	s8, 56(sp)                      # 4-byte Folded Spill
-	sw	s9, 52(sp)                      # 4-byte Folded Spill
-	sw	s10, 48(sp)                     # 4-byte Folded Spill
-	sw	s11, 44(sp)                     # 4-byte Folded Spill
-	sw	a3, 40(sp)                      # 4-byte Folded Spill
-	sw	a0, 12(sp)                      # 4-byte Folded Spill
-	sw	a4, 24(sp)                      # 4-byte Folded Spill
-	blez	a4, .LBB0_30
-# %bb.1:
-	mv	s5, a2
-	sw	zero, 28(sp)                    # 4-byte Folded Spill
+	addi	sp, sp, -112
+	sw	ra, 108(sp)                     # 4-byte Folded Spill
+	sw	s0, 104(sp)                     # 4-byte Folded Spill
+	sw	s1, 100(sp)                     # 4-byte Folded Spill
+	sw	s2, 96(sp)                      # 4-byte Folded Spill
+	sw	s3, 92(sp)                      # 4-byte Folded Spill
+	sw	s4, 88(sp)                      # 4-byte Folded Spill
+	sw	s5, 84(sp)                      # 4-byte Folded Spill
+	sw	s6, 80(sp)                      # 4-byte Folded Spill
+	sw	s7, 76(sp)                      # 4-byte Folded Spill
+	sw	s8, 72(sp)                      # 4-byte Folded Spill
+	sw	s9, 68(sp)                      # 4-byte Folded Spill
+	sw	s10, 64(sp)                     # 4-byte Folded Spill
+	sw	s11, 60(sp)                     # 4-byte Folded Spill
+	addi	s0, sp, 112
+	sw	a3, -60(s0)                     # 4-byte Folded Spill
+	sw	a2, -100(s0)                    # 4-byte Folded Spill
+	sw	a0, -96(s0)                     # 4-byte Folded Spill
+	sub	t0, a5, a7
+	addi	a0, t0, 1
 	sub	t1, a6, a7
 	addi	t2, t1, 1
-	sub	t3, a5, a7
-	addi	a0, t3, 1
-	mul	a3, t2, a0
-	slli	a0, a3, 2
-	sw	a0, 16(sp)                      # 4-byte Folded Spill
-	csrr	s0, vlenb
-	slli	t6, s0, 1
-	srli	s0, s0, 1
+	mul	t3, a0, t2
+	slli	a0, t3, 2
+	addi	a0, a0, 15
+	andi	a0, a0, -16
+	sub	t6, sp, a0
+	mv	sp, t6
+	sw	a4, -80(s0)                     # 4-byte Folded Spill
+	blez	a4, .LBB0_38
+# %bb.1:
+	mv	s9, a1
+	sw	zero, -72(s0)                   # 4-byte Folded Spill
+	lw	a0, -60(s0)                     # 4-byte Folded Reload
+	mul	a0, a7, a0
+	mul	a0, a0, a7
+	clz	a0, a0
+	li	a1, 32
+	sub	a1, a1, a0
+	srli	a1, a1, 1
+	addi	a4, a1, 7
+	li	a0, 64
+	sll	t4, a0, a1
+	csrr	a0, vlenb
+	slli	s2, a0, 1
+	srli	s3, a0, 1
 	mul	a0, a6, a5
-	sw	a0, 36(sp)                      # 4-byte Folded Spill
-	slli	s1, t2, 2
-	not	s2, a6
-	add	s2, s2, a7
-	neg	a0, s0
-	and	a0, a3, a0
-	sw	a0, 8(sp)                       # 4-byte Folded Spill
+	sw	a0, -64(s0)                     # 4-byte Folded Spill
+	slli	s4, t2, 2
+	not	s5, a6
+	add	s5, s5, a7
 	vsetvli	a0, zero, e32, m2, ta, ma
 	vmv.v.i	v8, 0
-	sw	a3, 20(sp)                      # 4-byte Folded Spill
+	lw	s1, -100(s0)                    # 4-byte Folded Reload
+	sw	t3, -84(s0)                     # 4-byte Folded Spill
+	sw	a4, -88(s0)                     # 4-byte Folded Spill
+	sw	t4, -92(s0)                     # 4-byte Folded Spill
 	j	.LBB0_3
 .LBB0_2:                                #   in Loop: Header=BB0_3 Depth=1
-	lw	a2, 28(sp)                      # 4-byte Folded Reload
-	addi	a2, a2, 1
-	lw	a0, 16(sp)                      # 4-byte Folded Reload
-	add	s5, s5, a0
-	lw	a0, 24(sp)                      # 4-byte Folded Reload
-	sw	a2, 28(sp)                      # 4-byte Folded Spill
-	lw	a3, 20(sp)                      # 4-byte Folded Reload
-	beq	a2, a0, .LBB0_30
+	lw	a1, -72(s0)                     # 4-byte Folded Reload
+	addi	a1, a1, 1
+	add	s1, s1, t3
+	lw	a0, -80(s0)                     # 4-byte Folded Reload
+	sw	a1, -72(s0)                     # 4-byte Folded Spill
+	beq	a1, a0, .LBB0_38
 .LBB0_3:                                # =>This Loop Header: Depth=1
                                         #     Child Loop BB0_7 Depth 2
                                         #     Child Loop BB0_10 Depth 2
@@ -71,52 +84,58 @@ kernel:                                 # @kernel
                                         #           Child Loop BB0_22 Depth 5
                                         #             Child Loop BB0_26 Depth 6
                                         #             Child Loop BB0_29 Depth 6
-	blez	a3, .LBB0_11
+                                        #     Child Loop BB0_34 Depth 2
+                                        #     Child Loop BB0_37 Depth 2
+	blez	t3, .LBB0_11
 # %bb.4:                                #   in Loop: Header=BB0_3 Depth=1
-	bgeu	a3, s0, .LBB0_6
+	bgeu	t3, s3, .LBB0_6
 # %bb.5:                                #   in Loop: Header=BB0_3 Depth=1
-	li	a2, 0
+	li	a0, 0
 	j	.LBB0_9
 .LBB0_6:                                #   in Loop: Header=BB0_3 Depth=1
-	lw	a0, 8(sp)                       # 4-byte Folded Reload
-	mv	a2, s5
+	neg	a0, s3
+	and	a0, t3, a0
+	mv	a1, a0
+	mv	a2, t6
 .LBB0_7:                                #   Parent Loop BB0_3 Depth=1
                                         # =>  This Inner Loop Header: Depth=2
 	vs2r.v	v8, (a2)
-	sub	a0, a0, s0
-	add	a2, a2, t6
-	bnez	a0, .LBB0_7
+	sub	a1, a1, s3
+	add	a2, a2, s2
+	bnez	a1, .LBB0_7
 # %bb.8:                                #   in Loop: Header=BB0_3 Depth=1
-	lw	a0, 8(sp)                       # 4-byte Folded Reload
-	mv	a2, a0
-	beq	a3, a0, .LBB0_11
+	beq	t3, a0, .LBB0_11
 .LBB0_9:                                #   in Loop: Header=BB0_3 Depth=1
-	sub	a0, a3, a2
-	slli	a2, a2, 2
-	add	a2, s5, a2
+	sub	a1, t3, a0
+	slli	a0, a0, 2
+	add	a0, t6, a0
 .LBB0_10:                               #   Parent Loop BB0_3 Depth=1
                                         # =>  This Inner Loop Header: Depth=2
-	sw	zero, 0(a2)
-	addi	a0, a0, -1
-	addi	a2, a2, 4
-	bnez	a0, .LBB0_10
+	sw	zero, 0(a0)
+	addi	a1, a1, -1
+	addi	a0, a0, 4
+	bnez	a1, .LBB0_10
 .LBB0_11:                               #   in Loop: Header=BB0_3 Depth=1
-	lw	a0, 40(sp)                      # 4-byte Folded Reload
-	blez	a0, .LBB0_2
+	sw	s1, -76(s0)                     # 4-byte Folded Spill
+	lw	a0, -60(s0)                     # 4-byte Folded Reload
+	blez	a0, .LBB0_30
 # %bb.12:                               #   in Loop: Header=BB0_3 Depth=1
-	li	s4, 0
-	lw	a0, 40(sp)                      # 4-byte Folded Reload
-	lw	a2, 28(sp)                      # 4-byte Folded Reload
-	mul	a0, a2, a0
-	sw	a0, 32(sp)                      # 4-byte Folded Spill
-	lw	a4, 12(sp)                      # 4-byte Folded Reload
+	li	a4, 0
+	lw	a0, -60(s0)                     # 4-byte Folded Reload
+	lw	a1, -72(s0)                     # 4-byte Folded Reload
+	mul	a0, a1, a0
+	sw	a0, -68(s0)                     # 4-byte Folded Spill
+	lw	a0, -96(s0)                     # 4-byte Folded Reload
+	sw	a0, -56(s0)                     # 4-byte Folded Spill
 	j	.LBB0_14
 .LBB0_13:                               #   in Loop: Header=BB0_14 Depth=2
-	addi	s4, s4, 1
-	lw	a0, 36(sp)                      # 4-byte Folded Reload
-	add	a4, a4, a0
-	lw	a0, 40(sp)                      # 4-byte Folded Reload
-	beq	s4, a0, .LBB0_2
+	addi	a4, a4, 1
+	lw	a0, -64(s0)                     # 4-byte Folded Reload
+	lw	a1, -56(s0)                     # 4-byte Folded Reload
+	add	a1, a1, a0
+	sw	a1, -56(s0)                     # 4-byte Folded Spill
+	lw	a0, -60(s0)                     # 4-byte Folded Reload
+	beq	a4, a0, .LBB0_30
 .LBB0_14:                               #   Parent Loop BB0_3 Depth=1
                                         # =>  This Loop Header: Depth=2
                                         #       Child Loop BB0_17 Depth 3
@@ -126,16 +145,16 @@ kernel:                                 # @kernel
                                         #             Child Loop BB0_29 Depth 6
 	blez	a7, .LBB0_13
 # %bb.15:                               #   in Loop: Header=BB0_14 Depth=2
-	li	s7, 0
-	lw	a0, 32(sp)                      # 4-byte Folded Reload
-	add	a0, s4, a0
-	mul	s8, a0, a7
-	mv	a5, a4
+	li	ra, 0
+	lw	a0, -68(s0)                     # 4-byte Folded Reload
+	add	a0, a4, a0
+	mul	t3, a0, a7
+	lw	s8, -56(s0)                     # 4-byte Folded Reload
 	j	.LBB0_17
 .LBB0_16:                               #   in Loop: Header=BB0_17 Depth=3
-	addi	s7, s7, 1
-	add	a5, a5, a6
-	beq	s7, a7, .LBB0_13
+	addi	ra, ra, 1
+	add	s8, s8, a6
+	beq	ra, a7, .LBB0_13
 .LBB0_17:                               #   Parent Loop BB0_3 Depth=1
                                         #     Parent Loop BB0_14 Depth=2
                                         # =>    This Loop Header: Depth=3
@@ -143,16 +162,16 @@ kernel:                                 # @kernel
                                         #           Child Loop BB0_22 Depth 5
                                         #             Child Loop BB0_26 Depth 6
                                         #             Child Loop BB0_29 Depth 6
-	li	s10, 0
-	add	a0, s7, s8
-	mul	s11, a0, a7
-	add	s11, a1, s11
-	mv	s6, a5
+	li	a2, 0
+	add	a0, ra, t3
+	mul	a1, a0, a7
+	add	a1, s9, a1
+	mv	a5, s8
 	j	.LBB0_19
 .LBB0_18:                               #   in Loop: Header=BB0_19 Depth=4
-	addi	s10, s10, 1
-	addi	s6, s6, 1
-	beq	s10, a7, .LBB0_16
+	addi	a2, a2, 1
+	addi	a5, a5, 1
+	beq	a2, a7, .LBB0_16
 .LBB0_19:                               #   Parent Loop BB0_3 Depth=1
                                         #     Parent Loop BB0_14 Depth=2
                                         #       Parent Loop BB0_17 Depth=3
@@ -160,19 +179,19 @@ kernel:                                 # @kernel
                                         #           Child Loop BB0_22 Depth 5
                                         #             Child Loop BB0_26 Depth 6
                                         #             Child Loop BB0_29 Depth 6
-	bltz	t3, .LBB0_18
+	bltz	t0, .LBB0_18
 # %bb.20:                               #   in Loop: Header=BB0_19 Depth=4
-	add	a0, s11, s10
-	lb	s3, 0(a0)
-	li	a2, 0
-	mv	t5, s5
-	mv	s9, s6
+	add	a0, a1, a2
+	lb	s6, 0(a0)
+	li	a3, 0
+	mv	s7, t6
+	mv	a0, a5
 	j	.LBB0_22
 .LBB0_21:                               #   in Loop: Header=BB0_22 Depth=5
-	addi	a2, a0, 1
-	add	s9, s9, a6
-	add	t5, t5, s1
-	beq	a0, t3, .LBB0_18
+	addi	a3, t5, 1
+	add	a0, a0, a6
+	add	s7, s7, s4
+	beq	t5, t0, .LBB0_18
 .LBB0_22:                               #   Parent Loop BB0_3 Depth=1
                                         #     Parent Loop BB0_14 Depth=2
                                         #       Parent Loop BB0_17 Depth=3
@@ -180,19 +199,19 @@ kernel:                                 # @kernel
                                         # =>        This Loop Header: Depth=5
                                         #             Child Loop BB0_26 Depth 6
                                         #             Child Loop BB0_29 Depth 6
-	mv	a0, a2
+	mv	t5, a3
 	bltz	t1, .LBB0_21
 # %bb.23:                               #   in Loop: Header=BB0_22 Depth=5
-	bgeu	t2, s0, .LBB0_25
+	bgeu	t2, s3, .LBB0_25
 # %bb.24:                               #   in Loop: Header=BB0_22 Depth=5
-	li	t0, 0
+	li	s10, 0
 	j	.LBB0_28
 .LBB0_25:                               #   in Loop: Header=BB0_22 Depth=5
-	neg	a2, s0
-	and	t0, t2, a2
-	mv	t4, t0
-	mv	a2, t5
-	mv	ra, s9
+	neg	a3, s3
+	and	s10, t2, a3
+	mv	a3, s10
+	mv	t4, s7
+	mv	s11, a0
 .LBB0_26:                               #   Parent Loop BB0_3 Depth=1
                                         #     Parent Loop BB0_14 Depth=2
                                         #       Parent Loop BB0_17 Depth=3
@@ -200,53 +219,111 @@ kernel:                                 # @kernel
                                         #           Parent Loop BB0_22 Depth=5
                                         # =>          This Inner Loop Header: Depth=6
 	vsetvli	zero, zero, e16, m1, ta, ma
-	vle8.v	v10, (ra)
-	vl2re32.v	v12, (a2)
+	vle8.v	v10, (s11)
+	vl2re32.v	v12, (t4)
 	vsext.vf2	v11, v10
-	vwmacc.vx	v12, s3, v11
-	vs2r.v	v12, (a2)
-	add	ra, ra, s0
-	sub	t4, t4, s0
-	add	a2, a2, t6
-	bnez	t4, .LBB0_26
+	vwmacc.vx	v12, s6, v11
+	vs2r.v	v12, (t4)
+	add	s11, s11, s3
+	sub	a3, a3, s3
+	add	t4, t4, s2
+	bnez	a3, .LBB0_26
 # %bb.27:                               #   in Loop: Header=BB0_22 Depth=5
-	beq	t2, t0, .LBB0_21
+	beq	t2, s10, .LBB0_21
 .LBB0_28:                               #   in Loop: Header=BB0_22 Depth=5
-	add	t4, s2, t0
-	slli	a2, t0, 2
-	add	a2, t5, a2
-	add	t0, s9, t0
+	add	a3, s5, s10
+	slli	t4, s10, 2
+	add	t4, s7, t4
+	add	s10, a0, s10
 .LBB0_29:                               #   Parent Loop BB0_3 Depth=1
                                         #     Parent Loop BB0_14 Depth=2
                                         #       Parent Loop BB0_17 Depth=3
                                         #         Parent Loop BB0_19 Depth=4
                                         #           Parent Loop BB0_22 Depth=5
                                         # =>          This Inner Loop Header: Depth=6
-	lb	ra, 0(t0)
-	lw	a3, 0(a2)
-	mul	ra, ra, s3
-	add	a3, ra, a3
-	sw	a3, 0(a2)
-	addi	t4, t4, 1
-	addi	a2, a2, 4
-	addi	t0, t0, 1
-	bnez	t4, .LBB0_29
+	lb	s11, 0(s10)
+	lw	s1, 0(t4)
+	mul	s11, s11, s6
+	add	s1, s11, s1
+	sw	s1, 0(t4)
+	addi	a3, a3, 1
+	addi	t4, t4, 4
+	addi	s10, s10, 1
+	bnez	a3, .LBB0_29
 	j	.LBB0_21
-.LBB0_30:
-	lw	ra, 92(sp)                      # 4-byte Folded Reload
-	lw	s0, 88(sp)                      # 4-byte Folded Reload
-	lw	s1, 84(sp)                      # 4-byte Folded Reload
-	lw	s2, 80(sp)                      # 4-byte Folded Reload
-	lw	s3, 76(sp)                      # 4-byte Folded Reload
-	lw	s4, 72(sp)                      # 4-byte Folded Reload
-	lw	s5, 68(sp)                      # 4-byte Folded Reload
-	lw	s6, 64(sp)                      # 4-byte Folded Reload
-	lw	s7, 60(sp)                      # 4-byte Folded Reload
-	lw	s8, 56(sp)                      # 4-byte Folded Reload
-	lw	s9, 52(sp)                      # 4-byte Folded Reload
-	lw	s10, 48(sp)                     # 4-byte Folded Reload
-	lw	s11, 44(sp)                     # 4-byte Folded Reload
-	addi	sp, sp, 96
+.LBB0_30:                               #   in Loop: Header=BB0_3 Depth=1
+	lw	t3, -84(s0)                     # 4-byte Folded Reload
+	lw	a4, -88(s0)                     # 4-byte Folded Reload
+	lw	t4, -92(s0)                     # 4-byte Folded Reload
+	li	a5, 127
+	li	t5, -128
+	lw	s1, -76(s0)                     # 4-byte Folded Reload
+	blez	t3, .LBB0_2
+# %bb.31:                               #   in Loop: Header=BB0_3 Depth=1
+	bgeu	t3, s3, .LBB0_33
+# %bb.32:                               #   in Loop: Header=BB0_3 Depth=1
+	li	a0, 0
+	j	.LBB0_36
+.LBB0_33:                               #   in Loop: Header=BB0_3 Depth=1
+	neg	a0, s3
+	and	a0, t3, a0
+	mv	a1, a0
+	mv	a2, s1
+	mv	a3, t6
+.LBB0_34:                               #   Parent Loop BB0_3 Depth=1
+                                        # =>  This Inner Loop Header: Depth=2
+	vl2re32.v	v10, (a3)
+	vsetvli	zero, zero, e32, m2, ta, ma
+	vadd.vx	v10, v10, t4
+	vsra.vx	v10, v10, a4
+	vsetvli	zero, zero, e16, m1, ta, ma
+	vnclip.wi	v12, v10, 0
+	vsetvli	zero, zero, e8, mf2, ta, ma
+	vnclip.wi	v10, v12, 0
+	vse8.v	v10, (a2)
+	add	a3, a3, s2
+	sub	a1, a1, s3
+	add	a2, a2, s3
+	bnez	a1, .LBB0_34
+# %bb.35:                               #   in Loop: Header=BB0_3 Depth=1
+	beq	t3, a0, .LBB0_2
+.LBB0_36:                               #   in Loop: Header=BB0_3 Depth=1
+	lw	a1, -72(s0)                     # 4-byte Folded Reload
+	mul	a1, t3, a1
+	add	a1, t3, a1
+	lw	a2, -100(s0)                    # 4-byte Folded Reload
+	add	a1, a2, a1
+	slli	a2, a0, 2
+	add	a2, t6, a2
+	add	a0, s1, a0
+.LBB0_37:                               #   Parent Loop BB0_3 Depth=1
+                                        # =>  This Inner Loop Header: Depth=2
+	lw	a3, 0(a2)
+	add	a3, a3, t4
+	sra	a3, a3, a4
+	min	a3, a3, a5
+	max	a3, a3, t5
+	sb	a3, 0(a0)
+	addi	a0, a0, 1
+	addi	a2, a2, 4
+	bne	a0, a1, .LBB0_37
+	j	.LBB0_2
+.LBB0_38:
+	addi	sp, s0, -112
+	lw	ra, 108(sp)                     # 4-byte Folded Reload
+	lw	s0, 104(sp)                     # 4-byte Folded Reload
+	lw	s1, 100(sp)                     # 4-byte Folded Reload
+	lw	s2, 96(sp)                      # 4-byte Folded Reload
+	lw	s3, 92(sp)                      # 4-byte Folded Reload
+	lw	s4, 88(sp)                      # 4-byte Folded Reload
+	lw	s5, 84(sp)                      # 4-byte Folded Reload
+	lw	s6, 80(sp)                      # 4-byte Folded Reload
+	lw	s7, 76(sp)                      # 4-byte Folded Reload
+	lw	s8, 72(sp)                      # 4-byte Folded Reload
+	lw	s9, 68(sp)                      # 4-byte Folded Reload
+	lw	s10, 64(sp)                     # 4-byte Folded Reload
+	lw	s11, 60(sp)                     # 4-byte Folded Reload
+	addi	sp, sp, 112
 	ret
 .Lfunc_end0:
 	.size	kernel, .Lfunc_end0-kernel

@@ -10,59 +10,71 @@
 	.type	kernel,@function
 kernel:                                 # @kernel
 # %bb.0:
-	addi	sp, sp, -80
-	sw	ra, 76(sp)                      # 4-byte Folded Spill
-	sw	s0, 72(sp)                      # 4-byte Folded Spill
-	sw	s1, 68(sp)                      # 4-byte Folded Spill
-	sw	s2, 64(sp)                      # 4-byte Folded Spill
-	sw	s3, 60(sp)                      # 4-byte Folded Spill
-	sw	s4, 56(sp)                      # 4-byte Folded Spill
-	sw	s5, 52(sp)                      # 4-byte Folded Spill
-	sw	s6, 48(sp)                      # 4-byte Folded Spill
-	sw	s7, 44(sp)                      # 4-byte Folded Spill
-	sw	s8, 40(sp)                      # 4-byte Folded Spill
-	sw	s9, 36(sp)                      # 4-byte Folded Spill
-	sw	s10, 32(sp)                     # 4-byte Folded Spill
-	sw	s11, 28(sp)                     # 4-byte Folded Spill
-	sw	a3, 24(sp)                      # 4-byte Folded Spill
-	blez	a3, .LBB0_27
-# %bb.1:
-	mv	t4, a6
-	mv	a6, a4
-	mv	a4, a2
-	mv	a2, a0
-	li	a7, 0
-	sub	t0, a5, t4
+	addi	sp, sp, -96
+	sw	ra, 92(sp)                      # 4-byte Folded Spill
+	sw	s0, 88(sp)                      # 4-byte Folded Spill
+	sw	s1, 84(sp)                      # 4-byte Folded Spill
+	sw	s2, 80(sp)                      # 4-byte Folded Spill
+	sw	s3, 76(sp)                      # 4-byte Folded Spill
+	sw	s4, 72(sp)                      # 4-byte Folded Spill
+	sw	s5, 68(sp)                      # 4-byte Folded Spill
+	sw	s6, 64(sp)                      # 4-byte Folded Spill
+	sw	s7, 60(sp)                      # 4-byte Folded Spill
+	sw	s8, 56(sp)                      # 4-byte Folded Spill
+	sw	s9, 52(sp)                      # 4-byte Folded Spill
+	sw	s10, 48(sp)                     # 4-byte Folded Spill
+	sw	s11, 44(sp)                     # 4-byte Folded Spill
+	addi	s0, sp, 96
+	sw	a2, -84(s0)                     # 4-byte Folded Spill
+	sw	a1, -56(s0)                     # 4-byte Folded Spill
+	sw	a0, -64(s0)                     # 4-byte Folded Spill
+	sub	a7, a4, a6
+	addi	a0, a7, 1
+	sub	t0, a5, a6
 	addi	t1, t0, 1
-	sub	t2, a6, t4
-	addi	a0, t2, 1
-	mul	t3, t1, a0
-	slli	a0, t3, 2
-	sw	a0, 16(sp)                      # 4-byte Folded Spill
+	mul	t2, a0, t1
+	slli	a0, t2, 2
+	addi	a0, a0, 15
+	andi	a0, a0, -16
+	sub	s6, sp, a0
+	mv	sp, s6
+	sw	a3, -72(s0)                     # 4-byte Folded Spill
+	blez	a3, .LBB0_35
+# %bb.1:
+	mv	s5, a6
+	sw	zero, -60(s0)                   # 4-byte Folded Spill
+	mul	a0, a6, a6
+	clz	a0, a0
+	li	a2, 32
+	sub	a2, a2, a0
+	srli	a2, a2, 1
+	addi	a1, a2, 7
+	li	a0, 64
+	sll	t6, a0, a2
 	csrr	a0, vlenb
-	slli	t5, a0, 1
-	srli	t6, a0, 1
-	mul	a0, a5, a6
-	sw	a0, 12(sp)                      # 4-byte Folded Spill
-	slli	s0, t1, 2
+	slli	s1, a0, 1
+	srli	s2, a0, 1
+	mul	a0, a5, a4
+	sw	a0, -80(s0)                     # 4-byte Folded Spill
+	slli	s3, t1, 2
 	not	a6, a5
-	add	a6, a6, t4
-	neg	a0, t6
-	and	a0, t3, a0
-	sw	a0, 8(sp)                       # 4-byte Folded Spill
+	add	a6, a6, s5
 	vsetvli	a0, zero, e32, m2, ta, ma
 	vmv.v.i	v8, 0
-	sw	t3, 20(sp)                      # 4-byte Folded Spill
+	lw	t5, -84(s0)                     # 4-byte Folded Reload
+	sw	t2, -76(s0)                     # 4-byte Folded Spill
 	j	.LBB0_3
 .LBB0_2:                                #   in Loop: Header=BB0_3 Depth=1
-	addi	a7, a7, 1
-	lw	a0, 16(sp)                      # 4-byte Folded Reload
-	add	a4, a4, a0
-	lw	a0, 12(sp)                      # 4-byte Folded Reload
-	add	a2, a3, a0
-	lw	a0, 24(sp)                      # 4-byte Folded Reload
-	lw	t3, 20(sp)                      # 4-byte Folded Reload
-	beq	a7, a0, .LBB0_27
+	lw	a2, -60(s0)                     # 4-byte Folded Reload
+	addi	a2, a2, 1
+	lw	a0, -64(s0)                     # 4-byte Folded Reload
+	lw	a3, -80(s0)                     # 4-byte Folded Reload
+	add	a0, a0, a3
+	sw	a0, -64(s0)                     # 4-byte Folded Spill
+	add	t5, t5, t2
+	lw	a0, -72(s0)                     # 4-byte Folded Reload
+	sw	a2, -60(s0)                     # 4-byte Folded Spill
+	beq	a2, a0, .LBB0_35
 .LBB0_3:                                # =>This Loop Header: Depth=1
                                         #     Child Loop BB0_7 Depth 2
                                         #     Child Loop BB0_10 Depth 2
@@ -71,153 +83,213 @@ kernel:                                 # @kernel
                                         #         Child Loop BB0_19 Depth 4
                                         #           Child Loop BB0_23 Depth 5
                                         #           Child Loop BB0_26 Depth 5
-	mv	a3, a2
-	blez	t3, .LBB0_11
+                                        #     Child Loop BB0_31 Depth 2
+                                        #     Child Loop BB0_34 Depth 2
+	blez	t2, .LBB0_11
 # %bb.4:                                #   in Loop: Header=BB0_3 Depth=1
-	bgeu	t3, t6, .LBB0_6
+	bgeu	t2, s2, .LBB0_6
 # %bb.5:                                #   in Loop: Header=BB0_3 Depth=1
-	li	a2, 0
+	li	a0, 0
 	j	.LBB0_9
 .LBB0_6:                                #   in Loop: Header=BB0_3 Depth=1
-	lw	a0, 8(sp)                       # 4-byte Folded Reload
-	mv	a2, a4
+	neg	a0, s2
+	and	a0, t2, a0
+	mv	a2, a0
+	mv	a3, s6
 .LBB0_7:                                #   Parent Loop BB0_3 Depth=1
                                         # =>  This Inner Loop Header: Depth=2
-	vs2r.v	v8, (a2)
-	sub	a0, a0, t6
-	add	a2, a2, t5
-	bnez	a0, .LBB0_7
+	vs2r.v	v8, (a3)
+	sub	a2, a2, s2
+	add	a3, a3, s1
+	bnez	a2, .LBB0_7
 # %bb.8:                                #   in Loop: Header=BB0_3 Depth=1
-	lw	a0, 8(sp)                       # 4-byte Folded Reload
-	mv	a2, a0
-	beq	t3, a0, .LBB0_11
+	beq	t2, a0, .LBB0_11
 .LBB0_9:                                #   in Loop: Header=BB0_3 Depth=1
-	sub	a0, t3, a2
-	slli	a2, a2, 2
-	add	a2, a4, a2
+	sub	a2, t2, a0
+	slli	a0, a0, 2
+	add	a0, s6, a0
 .LBB0_10:                               #   Parent Loop BB0_3 Depth=1
                                         # =>  This Inner Loop Header: Depth=2
-	sw	zero, 0(a2)
-	addi	a0, a0, -1
-	addi	a2, a2, 4
-	bnez	a0, .LBB0_10
+	sw	zero, 0(a0)
+	addi	a2, a2, -1
+	addi	a0, a0, 4
+	bnez	a2, .LBB0_10
 .LBB0_11:                               #   in Loop: Header=BB0_3 Depth=1
-	blez	t4, .LBB0_2
+	sw	t5, -68(s0)                     # 4-byte Folded Spill
+	blez	s5, .LBB0_27
 # %bb.12:                               #   in Loop: Header=BB0_3 Depth=1
-	li	s3, 0
-	mul	s4, a7, t4
-	mv	a0, a3
+	li	s8, 0
+	lw	a0, -60(s0)                     # 4-byte Folded Reload
+	mul	s9, a0, s5
+	lw	t4, -64(s0)                     # 4-byte Folded Reload
 	j	.LBB0_14
 .LBB0_13:                               #   in Loop: Header=BB0_14 Depth=2
-	addi	s3, s3, 1
-	add	a0, a0, a5
-	beq	s3, t4, .LBB0_2
+	addi	s8, s8, 1
+	add	t4, t4, a5
+	beq	s8, s5, .LBB0_27
 .LBB0_14:                               #   Parent Loop BB0_3 Depth=1
                                         # =>  This Loop Header: Depth=2
                                         #       Child Loop BB0_16 Depth 3
                                         #         Child Loop BB0_19 Depth 4
                                         #           Child Loop BB0_23 Depth 5
                                         #           Child Loop BB0_26 Depth 5
-	li	s6, 0
-	add	a2, s3, s4
-	mul	s7, a2, t4
-	add	s7, a1, s7
-	mv	s5, a0
+	li	s11, 0
+	add	a0, s8, s9
+	mul	ra, a0, s5
+	lw	a0, -56(s0)                     # 4-byte Folded Reload
+	add	ra, a0, ra
+	mv	a4, t4
 	j	.LBB0_16
 .LBB0_15:                               #   in Loop: Header=BB0_16 Depth=3
-	addi	s6, s6, 1
-	addi	s5, s5, 1
-	beq	s6, t4, .LBB0_13
+	addi	s11, s11, 1
+	addi	a4, a4, 1
+	beq	s11, s5, .LBB0_13
 .LBB0_16:                               #   Parent Loop BB0_3 Depth=1
                                         #     Parent Loop BB0_14 Depth=2
                                         # =>    This Loop Header: Depth=3
                                         #         Child Loop BB0_19 Depth 4
                                         #           Child Loop BB0_23 Depth 5
                                         #           Child Loop BB0_26 Depth 5
-	bltz	t2, .LBB0_15
+	bltz	a7, .LBB0_15
 # %bb.17:                               #   in Loop: Header=BB0_16 Depth=3
-	add	a2, s7, s6
-	lb	s9, 0(a2)
-	li	s1, 0
-	mv	a2, a4
-	mv	s8, s5
+	add	a0, ra, s11
+	lb	a2, 0(a0)
+	li	t3, 0
+	mv	a3, s6
+	mv	a0, a4
 	j	.LBB0_19
 .LBB0_18:                               #   in Loop: Header=BB0_19 Depth=4
-	addi	s1, ra, 1
-	add	s8, s8, a5
-	add	a2, a2, s0
-	beq	ra, t2, .LBB0_15
+	addi	t3, t2, 1
+	add	a0, a0, a5
+	add	a3, a3, s3
+	beq	t2, a7, .LBB0_15
 .LBB0_19:                               #   Parent Loop BB0_3 Depth=1
                                         #     Parent Loop BB0_14 Depth=2
                                         #       Parent Loop BB0_16 Depth=3
                                         # =>      This Loop Header: Depth=4
                                         #           Child Loop BB0_23 Depth 5
                                         #           Child Loop BB0_26 Depth 5
-	mv	ra, s1
+	mv	t2, t3
 	bltz	t0, .LBB0_18
 # %bb.20:                               #   in Loop: Header=BB0_19 Depth=4
-	bgeu	t1, t6, .LBB0_22
+	bgeu	t1, s2, .LBB0_22
 # %bb.21:                               #   in Loop: Header=BB0_19 Depth=4
-	li	s2, 0
+	li	s7, 0
 	j	.LBB0_25
 .LBB0_22:                               #   in Loop: Header=BB0_19 Depth=4
-	neg	s1, t6
-	and	s2, t1, s1
-	mv	s1, s2
-	mv	s10, a2
-	mv	s11, s8
+	neg	t3, s2
+	and	s7, t1, t3
+	mv	s4, s7
+	mv	t3, a3
+	mv	s10, a0
 .LBB0_23:                               #   Parent Loop BB0_3 Depth=1
                                         #     Parent Loop BB0_14 Depth=2
                                         #       Parent Loop BB0_16 Depth=3
                                         #         Parent Loop BB0_19 Depth=4
                                         # =>        This Inner Loop Header: Depth=5
 	vsetvli	zero, zero, e16, m1, ta, ma
-	vle8.v	v10, (s11)
-	vl2re32.v	v12, (s10)
+	vle8.v	v10, (s10)
+	vl2re32.v	v12, (t3)
 	vsext.vf2	v11, v10
-	vwmacc.vx	v12, s9, v11
-	vs2r.v	v12, (s10)
-	add	s11, s11, t6
-	sub	s1, s1, t6
-	add	s10, s10, t5
-	bnez	s1, .LBB0_23
+	vwmacc.vx	v12, a2, v11
+	vs2r.v	v12, (t3)
+	add	s10, s10, s2
+	sub	s4, s4, s2
+	add	t3, t3, s1
+	bnez	s4, .LBB0_23
 # %bb.24:                               #   in Loop: Header=BB0_19 Depth=4
-	beq	t1, s2, .LBB0_18
+	beq	t1, s7, .LBB0_18
 .LBB0_25:                               #   in Loop: Header=BB0_19 Depth=4
-	add	s1, a6, s2
-	slli	s10, s2, 2
-	add	s10, a2, s10
-	add	s2, s8, s2
+	add	s4, a6, s7
+	slli	t3, s7, 2
+	add	t3, a3, t3
+	add	s7, a0, s7
 .LBB0_26:                               #   Parent Loop BB0_3 Depth=1
                                         #     Parent Loop BB0_14 Depth=2
                                         #       Parent Loop BB0_16 Depth=3
                                         #         Parent Loop BB0_19 Depth=4
                                         # =>        This Inner Loop Header: Depth=5
-	lb	s11, 0(s2)
-	lw	t3, 0(s10)
-	mul	s11, s11, s9
-	add	t3, s11, t3
-	sw	t3, 0(s10)
-	addi	s1, s1, 1
-	addi	s10, s10, 4
-	addi	s2, s2, 1
-	bnez	s1, .LBB0_26
+	lb	s10, 0(s7)
+	lw	t5, 0(t3)
+	mul	s10, s10, a2
+	add	t5, s10, t5
+	sw	t5, 0(t3)
+	addi	s4, s4, 1
+	addi	t3, t3, 4
+	addi	s7, s7, 1
+	bnez	s4, .LBB0_26
 	j	.LBB0_18
-.LBB0_27:
-	lw	ra, 76(sp)                      # 4-byte Folded Reload
-	lw	s0, 72(sp)                      # 4-byte Folded Reload
-	lw	s1, 68(sp)                      # 4-byte Folded Reload
-	lw	s2, 64(sp)                      # 4-byte Folded Reload
-	lw	s3, 60(sp)                      # 4-byte Folded Reload
-	lw	s4, 56(sp)                      # 4-byte Folded Reload
-	lw	s5, 52(sp)                      # 4-byte Folded Reload
-	lw	s6, 48(sp)                      # 4-byte Folded Reload
-	lw	s7, 44(sp)                      # 4-byte Folded Reload
-	lw	s8, 40(sp)                      # 4-byte Folded Reload
-	lw	s9, 36(sp)                      # 4-byte Folded Reload
-	lw	s10, 32(sp)                     # 4-byte Folded Reload
-	lw	s11, 28(sp)                     # 4-byte Folded Reload
-	addi	sp, sp, 80
+.LBB0_27:                               #   in Loop: Header=BB0_3 Depth=1
+	lw	t2, -76(s0)                     # 4-byte Folded Reload
+	li	t3, 127
+	li	t4, -128
+	lw	t5, -68(s0)                     # 4-byte Folded Reload
+	blez	t2, .LBB0_2
+# %bb.28:                               #   in Loop: Header=BB0_3 Depth=1
+	bgeu	t2, s2, .LBB0_30
+# %bb.29:                               #   in Loop: Header=BB0_3 Depth=1
+	li	a0, 0
+	j	.LBB0_33
+.LBB0_30:                               #   in Loop: Header=BB0_3 Depth=1
+	neg	a0, s2
+	and	a0, t2, a0
+	mv	a2, a0
+	mv	a4, t5
+	mv	a3, s6
+.LBB0_31:                               #   Parent Loop BB0_3 Depth=1
+                                        # =>  This Inner Loop Header: Depth=2
+	vl2re32.v	v10, (a3)
+	vsetvli	zero, zero, e32, m2, ta, ma
+	vadd.vx	v10, v10, t6
+	vsra.vx	v10, v10, a1
+	vsetvli	zero, zero, e16, m1, ta, ma
+	vnclip.wi	v12, v10, 0
+	vsetvli	zero, zero, e8, mf2, ta, ma
+	vnclip.wi	v10, v12, 0
+	vse8.v	v10, (a4)
+	add	a3, a3, s1
+	sub	a2, a2, s2
+	add	a4, a4, s2
+	bnez	a2, .LBB0_31
+# %bb.32:                               #   in Loop: Header=BB0_3 Depth=1
+	beq	t2, a0, .LBB0_2
+.LBB0_33:                               #   in Loop: Header=BB0_3 Depth=1
+	lw	a2, -60(s0)                     # 4-byte Folded Reload
+	mul	a2, t2, a2
+	add	a2, t2, a2
+	lw	a3, -84(s0)                     # 4-byte Folded Reload
+	add	a2, a3, a2
+	slli	a3, a0, 2
+	add	a3, s6, a3
+	add	a0, t5, a0
+.LBB0_34:                               #   Parent Loop BB0_3 Depth=1
+                                        # =>  This Inner Loop Header: Depth=2
+	lw	a4, 0(a3)
+	add	a4, a4, t6
+	sra	a4, a4, a1
+	min	a4, a4, t3
+	max	a4, a4, t4
+	sb	a4, 0(a0)
+	addi	a0, a0, 1
+	addi	a3, a3, 4
+	bne	a0, a2, .LBB0_34
+	j	.LBB0_2
+.LBB0_35:
+	addi	sp, s0, -96
+	lw	ra, 92(sp)                      # 4-byte Folded Reload
+	lw	s0, 88(sp)                      # 4-byte Folded Reload
+	lw	s1, 84(sp)                      # 4-byte Folded Reload
+	lw	s2, 80(sp)                      # 4-byte Folded Reload
+	lw	s3, 76(sp)                      # 4-byte Folded Reload
+	lw	s4, 72(sp)                      # 4-byte Folded Reload
+	lw	s5, 68(sp)                      # 4-byte Folded Reload
+	lw	s6, 64(sp)                      # 4-byte Folded Reload
+	lw	s7, 60(sp)                      # 4-byte Folded Reload
+	lw	s8, 56(sp)                      # 4-byte Folded Reload
+	lw	s9, 52(sp)                      # 4-byte Folded Reload
+	lw	s10, 48(sp)                     # 4-byte Folded Reload
+	lw	s11, 44(sp)                     # 4-byte Folded Reload
+	addi	sp, sp, 96
 	ret
 .Lfunc_end0:
 	.size	kernel, .Lfunc_end0-kernel

@@ -10,138 +10,217 @@
 	.type	kernel,@function
 kernel:                                 # @kernel
 # %bb.0:
-	blez	a3, .LBB0_23
+	addi	sp, sp, -64
+	sw	ra, 60(sp)                      # 4-byte Folded Spill
+	sw	s0, 56(sp)                      # 4-byte Folded Spill
+	sw	s1, 52(sp)                      # 4-byte Folded Spill
+	sw	s2, 48(sp)                      # 4-byte Folded Spill
+	sw	s3, 44(sp)                      # 4-byte Folded Spill
+	sw	s4, 40(sp)                      # 4-byte Folded Spill
+	sw	s5, 36(sp)                      # 4-byte Folded Spill
+	sw	s6, 32(sp)                      # 4-byte Folded Spill
+	sw	s7, 28(sp)                      # 4-byte Folded Spill
+	sw	s8, 24(sp)                      # 4-byte Folded Spill
+	sw	s9, 20(sp)                      # 4-byte Folded Spill
+	sw	s10, 16(sp)                     # 4-byte Folded Spill
+	sw	s11, 12(sp)                     # 4-byte Folded Spill
+	addi	s0, sp, 64
+	slli	a6, a5, 2
+	addi	a6, a6, 15
+	andi	a6, a6, -16
+	sub	a6, sp, a6
+	mv	sp, a6
+	blez	a3, .LBB0_30
 # %bb.1:
-	addi	sp, sp, -32
-	sw	s0, 28(sp)                      # 4-byte Folded Spill
-	sw	s1, 24(sp)                      # 4-byte Folded Spill
-	sw	s2, 20(sp)                      # 4-byte Folded Spill
-	sw	s3, 16(sp)                      # 4-byte Folded Spill
-	sw	s4, 12(sp)                      # 4-byte Folded Spill
-	sw	s5, 8(sp)                       # 4-byte Folded Spill
-	li	a6, 0
-	lui	a7, 524288
-	addi	t2, a7, -4
-	slli	a7, a5, 2
-	csrr	t3, vlenb
-	slli	t0, t3, 1
-	srli	t1, t3, 1
-	srli	t3, t3, 3
-	mul	t2, t3, t2
-	and	t3, t2, a5
-	vsetvli	t4, zero, e32, m2, ta, ma
+	li	a7, 0
+	clz	t0, a4
+	li	t1, 32
+	sub	t0, t1, t0
+	srli	t1, t0, 1
+	addi	t0, t1, 7
+	lui	t2, 524288
+	addi	t4, t2, -4
+	li	t2, 64
+	sll	t1, t2, t1
+	csrr	t5, vlenb
+	slli	t2, t5, 1
+	srli	t3, t5, 1
+	srli	t5, t5, 3
+	mul	t4, t5, t4
+	and	t5, t4, a5
+	vsetvli	t6, zero, e32, m2, ta, ma
 	vmv.v.i	v8, 0
+	li	t6, 127
+	li	s1, -128
+	mv	s2, a2
 	j	.LBB0_3
 .LBB0_2:                                #   in Loop: Header=BB0_3 Depth=1
-	addi	a6, a6, 1
-	add	a2, a2, a7
-	beq	a6, a3, .LBB0_22
+	addi	a7, a7, 1
+	add	s2, s2, a5
+	beq	a7, a3, .LBB0_30
 .LBB0_3:                                # =>This Loop Header: Depth=1
                                         #     Child Loop BB0_7 Depth 2
                                         #     Child Loop BB0_10 Depth 2
                                         #     Child Loop BB0_14 Depth 2
                                         #       Child Loop BB0_18 Depth 3
                                         #       Child Loop BB0_21 Depth 3
+                                        #     Child Loop BB0_26 Depth 2
+                                        #     Child Loop BB0_29 Depth 2
 	blez	a5, .LBB0_11
 # %bb.4:                                #   in Loop: Header=BB0_3 Depth=1
-	bgeu	a5, t1, .LBB0_6
+	bgeu	a5, t3, .LBB0_6
 # %bb.5:                                #   in Loop: Header=BB0_3 Depth=1
-	li	t5, 0
+	li	s4, 0
 	j	.LBB0_9
 .LBB0_6:                                #   in Loop: Header=BB0_3 Depth=1
-	mv	t4, t3
-	mv	t5, a2
+	mv	s3, t5
+	mv	s4, a6
 .LBB0_7:                                #   Parent Loop BB0_3 Depth=1
                                         # =>  This Inner Loop Header: Depth=2
-	vs2r.v	v8, (t5)
-	sub	t4, t4, t1
-	add	t5, t5, t0
-	bnez	t4, .LBB0_7
+	vs2r.v	v8, (s4)
+	sub	s3, s3, t3
+	add	s4, s4, t2
+	bnez	s3, .LBB0_7
 # %bb.8:                                #   in Loop: Header=BB0_3 Depth=1
-	mv	t5, t3
-	beq	t3, a5, .LBB0_11
+	mv	s4, t5
+	beq	t5, a5, .LBB0_11
 .LBB0_9:                                #   in Loop: Header=BB0_3 Depth=1
-	sub	t4, a5, t5
-	slli	t5, t5, 2
-	add	t5, a2, t5
+	sub	s3, a5, s4
+	slli	s4, s4, 2
+	add	s4, a6, s4
 .LBB0_10:                               #   Parent Loop BB0_3 Depth=1
                                         # =>  This Inner Loop Header: Depth=2
-	sw	zero, 0(t5)
-	addi	t4, t4, -1
-	addi	t5, t5, 4
-	bnez	t4, .LBB0_10
+	sw	zero, 0(s4)
+	addi	s3, s3, -1
+	addi	s4, s4, 4
+	bnez	s3, .LBB0_10
 .LBB0_11:                               #   in Loop: Header=BB0_3 Depth=1
-	blez	a4, .LBB0_2
+	blez	a4, .LBB0_22
 # %bb.12:                               #   in Loop: Header=BB0_3 Depth=1
-	li	t4, 0
-	mul	t5, a6, a4
-	add	t5, a0, t5
-	mv	t6, a1
+	li	s3, 0
+	mul	s4, a7, a4
+	add	s4, a0, s4
+	mv	s5, a1
 	j	.LBB0_14
 .LBB0_13:                               #   in Loop: Header=BB0_14 Depth=2
-	addi	t4, t4, 1
-	add	t6, t6, a5
-	beq	t4, a4, .LBB0_2
+	addi	s3, s3, 1
+	add	s5, s5, a5
+	beq	s3, a4, .LBB0_22
 .LBB0_14:                               #   Parent Loop BB0_3 Depth=1
                                         # =>  This Loop Header: Depth=2
                                         #       Child Loop BB0_18 Depth 3
                                         #       Child Loop BB0_21 Depth 3
 	blez	a5, .LBB0_13
 # %bb.15:                               #   in Loop: Header=BB0_14 Depth=2
-	add	s0, t5, t4
-	lb	s0, 0(s0)
-	bgeu	a5, t1, .LBB0_17
+	add	s6, s4, s3
+	lb	s6, 0(s6)
+	bgeu	a5, t3, .LBB0_17
 # %bb.16:                               #   in Loop: Header=BB0_14 Depth=2
-	li	s1, 0
+	li	s7, 0
 	j	.LBB0_20
 .LBB0_17:                               #   in Loop: Header=BB0_14 Depth=2
-	and	s1, t2, a5
-	mv	s2, s1
-	mv	s3, a2
-	mv	s4, t6
+	and	s7, t4, a5
+	mv	s8, s7
+	mv	s9, a6
+	mv	s10, s5
 .LBB0_18:                               #   Parent Loop BB0_3 Depth=1
                                         #     Parent Loop BB0_14 Depth=2
                                         # =>    This Inner Loop Header: Depth=3
 	vsetvli	zero, zero, e16, m1, ta, ma
-	vle8.v	v10, (s4)
-	vl2re32.v	v12, (s3)
+	vle8.v	v10, (s10)
+	vl2re32.v	v12, (s9)
 	vsext.vf2	v11, v10
-	vwmacc.vx	v12, s0, v11
-	vs2r.v	v12, (s3)
-	add	s4, s4, t1
-	sub	s2, s2, t1
-	add	s3, s3, t0
-	bnez	s2, .LBB0_18
+	vwmacc.vx	v12, s6, v11
+	vs2r.v	v12, (s9)
+	add	s10, s10, t3
+	sub	s8, s8, t3
+	add	s9, s9, t2
+	bnez	s8, .LBB0_18
 # %bb.19:                               #   in Loop: Header=BB0_14 Depth=2
-	beq	s1, a5, .LBB0_13
+	beq	s7, a5, .LBB0_13
 .LBB0_20:                               #   in Loop: Header=BB0_14 Depth=2
-	mul	s2, a5, t4
-	add	s3, a1, a5
-	add	s2, s3, s2
-	slli	s3, s1, 2
-	add	s3, a2, s3
-	add	s1, t6, s1
+	mul	s8, a5, s3
+	add	s9, a1, a5
+	add	s8, s9, s8
+	slli	s9, s7, 2
+	add	s9, a6, s9
+	add	s7, s5, s7
 .LBB0_21:                               #   Parent Loop BB0_3 Depth=1
                                         #     Parent Loop BB0_14 Depth=2
                                         # =>    This Inner Loop Header: Depth=3
-	lb	s4, 0(s1)
-	lw	s5, 0(s3)
-	mul	s4, s4, s0
-	add	s4, s4, s5
-	sw	s4, 0(s3)
-	addi	s1, s1, 1
-	addi	s3, s3, 4
-	bne	s1, s2, .LBB0_21
+	lb	s10, 0(s7)
+	lw	s11, 0(s9)
+	mul	s10, s10, s6
+	add	s10, s10, s11
+	sw	s10, 0(s9)
+	addi	s7, s7, 1
+	addi	s9, s9, 4
+	bne	s7, s8, .LBB0_21
 	j	.LBB0_13
-.LBB0_22:
-	lw	s0, 28(sp)                      # 4-byte Folded Reload
-	lw	s1, 24(sp)                      # 4-byte Folded Reload
-	lw	s2, 20(sp)                      # 4-byte Folded Reload
-	lw	s3, 16(sp)                      # 4-byte Folded Reload
-	lw	s4, 12(sp)                      # 4-byte Folded Reload
-	lw	s5, 8(sp)                       # 4-byte Folded Reload
-	addi	sp, sp, 32
-.LBB0_23:
+.LBB0_22:                               #   in Loop: Header=BB0_3 Depth=1
+	blez	a5, .LBB0_2
+# %bb.23:                               #   in Loop: Header=BB0_3 Depth=1
+	bgeu	a5, t3, .LBB0_25
+# %bb.24:                               #   in Loop: Header=BB0_3 Depth=1
+	li	s3, 0
+	j	.LBB0_28
+.LBB0_25:                               #   in Loop: Header=BB0_3 Depth=1
+	and	s3, t4, a5
+	mv	s4, s3
+	mv	s5, s2
+	mv	s6, a6
+.LBB0_26:                               #   Parent Loop BB0_3 Depth=1
+                                        # =>  This Inner Loop Header: Depth=2
+	vl2re32.v	v10, (s6)
+	vsetvli	zero, zero, e32, m2, ta, ma
+	vadd.vx	v10, v10, t1
+	vsra.vx	v10, v10, t0
+	vsetvli	zero, zero, e16, m1, ta, ma
+	vnclip.wi	v12, v10, 0
+	vsetvli	zero, zero, e8, mf2, ta, ma
+	vnclip.wi	v10, v12, 0
+	vse8.v	v10, (s5)
+	add	s6, s6, t2
+	sub	s4, s4, t3
+	add	s5, s5, t3
+	bnez	s4, .LBB0_26
+# %bb.27:                               #   in Loop: Header=BB0_3 Depth=1
+	beq	s3, a5, .LBB0_2
+.LBB0_28:                               #   in Loop: Header=BB0_3 Depth=1
+	mul	s4, a5, a7
+	add	s5, a2, a5
+	add	s4, s5, s4
+	slli	s5, s3, 2
+	add	s5, a6, s5
+	add	s3, s2, s3
+.LBB0_29:                               #   Parent Loop BB0_3 Depth=1
+                                        # =>  This Inner Loop Header: Depth=2
+	lw	s6, 0(s5)
+	add	s6, s6, t1
+	sra	s6, s6, t0
+	min	s6, s6, t6
+	max	s6, s6, s1
+	sb	s6, 0(s3)
+	addi	s3, s3, 1
+	addi	s5, s5, 4
+	bne	s3, s4, .LBB0_29
+	j	.LBB0_2
+.LBB0_30:
+	addi	sp, s0, -64
+	lw	ra, 60(sp)                      # 4-byte Folded Reload
+	lw	s0, 56(sp)                      # 4-byte Folded Reload
+	lw	s1, 52(sp)                      # 4-byte Folded Reload
+	lw	s2, 48(sp)                      # 4-byte Folded Reload
+	lw	s3, 44(sp)                      # 4-byte Folded Reload
+	lw	s4, 40(sp)                      # 4-byte Folded Reload
+	lw	s5, 36(sp)                      # 4-byte Folded Reload
+	lw	s6, 32(sp)                      # 4-byte Folded Reload
+	lw	s7, 28(sp)                      # 4-byte Folded Reload
+	lw	s8, 24(sp)                      # 4-byte Folded Reload
+	lw	s9, 20(sp)                      # 4-byte Folded Reload
+	lw	s10, 16(sp)                     # 4-byte Folded Reload
+	lw	s11, 12(sp)                     # 4-byte Folded Reload
+	addi	sp, sp, 64
 	ret
 .Lfunc_end0:
 	.size	kernel, .Lfunc_end0-kernel

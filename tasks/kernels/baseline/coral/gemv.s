@@ -10,32 +10,49 @@
 	.type	kernel,@function
 kernel:                                 # @kernel
 # %bb.0:
-	blez	a3, .LBB0_12
+	blez	a3, .LBB0_13
 # %bb.1:
+	addi	sp, sp, -16
+	sw	s0, 12(sp)                      # 4-byte Folded Spill
+	sw	s1, 8(sp)                       # 4-byte Folded Spill
+	sw	s2, 4(sp)                       # 4-byte Folded Spill
+	sw	s3, 0(sp)                       # 4-byte Folded Spill
 	li	a5, 0
-	csrr	a6, vlenb
-	srli	t0, a6, 3
-	srli	a6, a6, 1
-	slli	a7, t0, 2
-	neg	t1, a7
-	and	a7, t1, a4
-	add	t1, t1, a7
-	divu	t1, t1, a6
-	slli	t1, t1, 2
-	addi	t1, t1, 4
-	mul	t1, t0, t1
-	add	t0, a1, a4
-	add	t1, a1, t1
-	vsetvli	t2, zero, e32, m2, ta, ma
+	clz	a6, a4
+	li	a7, 32
+	sub	a6, a7, a6
+	srli	a7, a6, 1
+	addi	a6, a7, 7
+	li	t0, 64
+	sll	a7, t0, a7
+	csrr	t0, vlenb
+	srli	t3, t0, 3
+	srli	t0, t0, 1
+	slli	t1, t3, 2
+	neg	t4, t1
+	add	t1, a1, a4
+	and	t2, t4, a4
+	add	t4, t4, t2
+	divu	t4, t4, t0
+	slli	t4, t4, 2
+	addi	t4, t4, 4
+	mul	t3, t3, t4
+	add	t3, a1, t3
+	vsetvli	t4, zero, e32, m2, ta, ma
 	vmv.v.i	v8, 0
 	vmv.s.x	v10, zero
+	li	t4, 127
+	li	t5, -128
 	j	.LBB0_4
 .LBB0_2:                                #   in Loop: Header=BB0_4 Depth=1
-	li	t2, 0
+	li	t6, 0
 .LBB0_3:                                #   in Loop: Header=BB0_4 Depth=1
-	slli	t3, a5, 2
-	add	t3, a2, t3
-	sw	t2, 0(t3)
+	add	t6, t6, a7
+	sra	t6, t6, a6
+	min	t6, t6, t4
+	max	t6, t6, t5
+	add	s0, a2, a5
+	sb	t6, 0(s0)
 	addi	a5, a5, 1
 	add	a0, a0, a4
 	beq	a5, a3, .LBB0_12
@@ -44,46 +61,52 @@ kernel:                                 # @kernel
                                         #     Child Loop BB0_11 Depth 2
 	blez	a4, .LBB0_2
 # %bb.5:                                #   in Loop: Header=BB0_4 Depth=1
-	bgeu	a4, a6, .LBB0_7
+	bgeu	a4, t0, .LBB0_7
 # %bb.6:                                #   in Loop: Header=BB0_4 Depth=1
-	li	t4, 0
-	li	t2, 0
+	li	s1, 0
+	li	t6, 0
 	j	.LBB0_10
 .LBB0_7:                                #   in Loop: Header=BB0_4 Depth=1
-	mv	t2, a1
-	mv	t3, a0
+	mv	t6, a1
+	mv	s0, a0
 	vmv2r.v	v12, v8
 .LBB0_8:                                #   Parent Loop BB0_4 Depth=1
                                         # =>  This Inner Loop Header: Depth=2
 	vsetvli	zero, zero, e16, m1, ta, ma
-	vle8.v	v11, (t3)
-	vle8.v	v14, (t2)
+	vle8.v	v11, (s0)
+	vle8.v	v14, (t6)
 	vsext.vf2	v15, v11
 	vsext.vf2	v11, v14
 	vwmacc.vv	v12, v11, v15
-	add	t2, t2, a6
-	add	t3, t3, a6
-	bne	t2, t1, .LBB0_8
+	add	t6, t6, t0
+	add	s0, s0, t0
+	bne	t6, t3, .LBB0_8
 # %bb.9:                                #   in Loop: Header=BB0_4 Depth=1
 	vsetvli	zero, zero, e32, m2, ta, ma
 	vredsum.vs	v11, v12, v10
-	vmv.x.s	t2, v11
-	mv	t4, a7
-	beq	a7, a4, .LBB0_3
+	vmv.x.s	t6, v11
+	mv	s1, t2
+	beq	t2, a4, .LBB0_3
 .LBB0_10:                               #   in Loop: Header=BB0_4 Depth=1
-	add	t3, a1, t4
-	add	t4, a0, t4
+	add	s0, a1, s1
+	add	s1, a0, s1
 .LBB0_11:                               #   Parent Loop BB0_4 Depth=1
                                         # =>  This Inner Loop Header: Depth=2
-	lb	t5, 0(t4)
-	lb	t6, 0(t3)
-	mul	t5, t6, t5
-	add	t2, t5, t2
-	addi	t3, t3, 1
-	addi	t4, t4, 1
-	bne	t3, t0, .LBB0_11
+	lb	s2, 0(s1)
+	lb	s3, 0(s0)
+	mul	s2, s3, s2
+	add	t6, s2, t6
+	addi	s0, s0, 1
+	addi	s1, s1, 1
+	bne	s0, t1, .LBB0_11
 	j	.LBB0_3
 .LBB0_12:
+	lw	s0, 12(sp)                      # 4-byte Folded Reload
+	lw	s1, 8(sp)                       # 4-byte Folded Reload
+	lw	s2, 4(sp)                       # 4-byte Folded Reload
+	lw	s3, 0(sp)                       # 4-byte Folded Reload
+	addi	sp, sp, 16
+.LBB0_13:
 	ret
 .Lfunc_end0:
 	.size	kernel, .Lfunc_end0-kernel

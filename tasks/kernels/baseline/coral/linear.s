@@ -12,21 +12,34 @@ kernel:                                 # @kernel
 # %bb.0:
 	blez	a4, .LBB0_16
 # %bb.1:
-	addi	sp, sp, -16
-	sw	s0, 12(sp)                      # 4-byte Folded Spill
-	sw	s1, 8(sp)                       # 4-byte Folded Spill
-	sw	s2, 4(sp)                       # 4-byte Folded Spill
-	sw	s3, 0(sp)                       # 4-byte Folded Spill
+	addi	sp, sp, -32
+	sw	s0, 28(sp)                      # 4-byte Folded Spill
+	sw	s1, 24(sp)                      # 4-byte Folded Spill
+	sw	s2, 20(sp)                      # 4-byte Folded Spill
+	sw	s3, 16(sp)                      # 4-byte Folded Spill
+	sw	s4, 12(sp)                      # 4-byte Folded Spill
+	sw	s5, 8(sp)                       # 4-byte Folded Spill
+	sw	s6, 4(sp)                       # 4-byte Folded Spill
+	sw	s7, 0(sp)                       # 4-byte Folded Spill
 	li	a7, 0
-	csrr	t1, vlenb
-	srli	t0, t1, 1
-	srli	t1, t1, 3
-	slli	t1, t1, 2
-	neg	t1, t1
-	and	t1, t1, a5
-	vsetvli	t2, zero, e32, m2, ta, ma
+	clz	t0, a5
+	li	t1, 32
+	sub	t0, t1, t0
+	srli	t1, t0, 1
+	addi	t0, t1, 7
+	li	t2, 64
+	sll	t1, t2, t1
+	csrr	t3, vlenb
+	srli	t2, t3, 1
+	srli	t3, t3, 3
+	slli	t3, t3, 2
+	neg	t3, t3
+	and	t3, t3, a5
+	vsetvli	t4, zero, e32, m2, ta, ma
 	vmv.v.i	v8, 0
 	vmv.s.x	v10, zero
+	li	t4, 127
+	li	t5, -128
 	j	.LBB0_3
 .LBB0_2:                                #   in Loop: Header=BB0_3 Depth=1
 	addi	a7, a7, 1
@@ -38,82 +51,89 @@ kernel:                                 # @kernel
                                         #       Child Loop BB0_14 Depth 3
 	blez	a6, .LBB0_2
 # %bb.4:                                #   in Loop: Header=BB0_3 Depth=1
-	li	t2, 0
-	mul	t3, a7, a6
-	slli	t3, t3, 2
-	add	t3, a3, t3
-	mv	t4, a1
+	li	t6, 0
+	mul	s0, a7, a6
+	add	s0, a3, s0
+	mv	s1, a1
 	j	.LBB0_7
 .LBB0_5:                                #   in Loop: Header=BB0_7 Depth=2
-	li	t5, 0
+	li	s2, 0
 .LBB0_6:                                #   in Loop: Header=BB0_7 Depth=2
-	add	t6, a2, t2
-	lb	t6, 0(t6)
-	add	t5, t5, t6
-	slli	t6, t2, 2
-	add	t6, t3, t6
-	sw	t5, 0(t6)
-	addi	t2, t2, 1
-	add	t4, t4, a5
-	beq	t2, a6, .LBB0_2
+	slli	s3, t6, 2
+	add	s3, a2, s3
+	lw	s3, 0(s3)
+	add	s2, s2, t1
+	add	s2, s2, s3
+	sra	s2, s2, t0
+	min	s2, s2, t4
+	max	s2, s2, t5
+	add	s3, s0, t6
+	sb	s2, 0(s3)
+	addi	t6, t6, 1
+	add	s1, s1, a5
+	beq	t6, a6, .LBB0_2
 .LBB0_7:                                #   Parent Loop BB0_3 Depth=1
                                         # =>  This Loop Header: Depth=2
                                         #       Child Loop BB0_11 Depth 3
                                         #       Child Loop BB0_14 Depth 3
 	blez	a5, .LBB0_5
 # %bb.8:                                #   in Loop: Header=BB0_7 Depth=2
-	bgeu	a5, t0, .LBB0_10
+	bgeu	a5, t2, .LBB0_10
 # %bb.9:                                #   in Loop: Header=BB0_7 Depth=2
-	li	s1, 0
-	li	t5, 0
+	li	s5, 0
+	li	s2, 0
 	j	.LBB0_13
 .LBB0_10:                               #   in Loop: Header=BB0_7 Depth=2
-	mv	t5, t1
-	mv	t6, t4
-	mv	s0, a0
+	mv	s2, t3
+	mv	s3, s1
+	mv	s4, a0
 	vmv2r.v	v12, v8
 .LBB0_11:                               #   Parent Loop BB0_3 Depth=1
                                         #     Parent Loop BB0_7 Depth=2
                                         # =>    This Inner Loop Header: Depth=3
 	vsetvli	zero, zero, e16, m1, ta, ma
-	vle8.v	v11, (s0)
-	vle8.v	v14, (t6)
+	vle8.v	v11, (s4)
+	vle8.v	v14, (s3)
 	vsext.vf2	v15, v11
 	vsext.vf2	v11, v14
 	vwmacc.vv	v12, v11, v15
-	add	s0, s0, t0
-	sub	t5, t5, t0
-	add	t6, t6, t0
-	bnez	t5, .LBB0_11
+	add	s4, s4, t2
+	sub	s2, s2, t2
+	add	s3, s3, t2
+	bnez	s2, .LBB0_11
 # %bb.12:                               #   in Loop: Header=BB0_7 Depth=2
 	vsetvli	zero, zero, e32, m2, ta, ma
 	vredsum.vs	v11, v12, v10
-	vmv.x.s	t5, v11
-	mv	s1, t1
-	beq	t1, a5, .LBB0_6
+	vmv.x.s	s2, v11
+	mv	s5, t3
+	beq	t3, a5, .LBB0_6
 .LBB0_13:                               #   in Loop: Header=BB0_7 Depth=2
-	mul	t6, a5, t2
-	add	s0, a1, a5
-	add	t6, s0, t6
-	add	s0, t4, s1
-	add	s1, a0, s1
+	mul	s3, a5, t6
+	add	s4, a1, a5
+	add	s3, s4, s3
+	add	s4, s1, s5
+	add	s5, a0, s5
 .LBB0_14:                               #   Parent Loop BB0_3 Depth=1
                                         #     Parent Loop BB0_7 Depth=2
                                         # =>    This Inner Loop Header: Depth=3
-	lb	s2, 0(s1)
-	lb	s3, 0(s0)
-	mul	s2, s3, s2
-	add	t5, s2, t5
-	addi	s0, s0, 1
-	addi	s1, s1, 1
-	bne	s0, t6, .LBB0_14
+	lb	s6, 0(s5)
+	lb	s7, 0(s4)
+	mul	s6, s7, s6
+	add	s2, s6, s2
+	addi	s4, s4, 1
+	addi	s5, s5, 1
+	bne	s4, s3, .LBB0_14
 	j	.LBB0_6
 .LBB0_15:
-	lw	s0, 12(sp)                      # 4-byte Folded Reload
-	lw	s1, 8(sp)                       # 4-byte Folded Reload
-	lw	s2, 4(sp)                       # 4-byte Folded Reload
-	lw	s3, 0(sp)                       # 4-byte Folded Reload
-	addi	sp, sp, 16
+	lw	s0, 28(sp)                      # 4-byte Folded Reload
+	lw	s1, 24(sp)                      # 4-byte Folded Reload
+	lw	s2, 20(sp)                      # 4-byte Folded Reload
+	lw	s3, 16(sp)                      # 4-byte Folded Reload
+	lw	s4, 12(sp)                      # 4-byte Folded Reload
+	lw	s5, 8(sp)                       # 4-byte Folded Reload
+	lw	s6, 4(sp)                       # 4-byte Folded Reload
+	lw	s7, 0(sp)                       # 4-byte Folded Reload
+	addi	sp, sp, 32
 .LBB0_16:
 	ret
 .Lfunc_end0:

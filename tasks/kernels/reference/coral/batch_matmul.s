@@ -1,5 +1,6 @@
 # batch_matmul on coral (RV32IMF + Zve32x, VLEN = 128): c[B, M, N] = a[B, M, K] @ b[B, K, N] per batch,
-# int8 inputs, int32 output.
+# int8 inputs, int8 output requantised from the exact int32 sums: c = clamp((acc + 2^(s-1)) >> s,
+# -128, 127) with s = 7 + (log2(K) + 1) / 2 (tasks/level1/batch_matmul.yaml).
 #
 # Entry: a0 = a, a1 = b, a2 = c, a3 = B, a4 = M, a5 = K, a6 = N. M must be even (every configuration's is).
 #
@@ -11,9 +12,14 @@
 # first step widens with vwadd.vx (+0) instead of clearing the accumulators. The vector multiplier
 # is the bound: 64 multiply-adds per 8 cycles, the widening adds run on the two vector ALUs. The k
 # loop is unrolled by two, with the next step's scalar loads between the two multiplies.
+# Requantisation, once per two rows of 32 sums, in the vector unit: vnclip.wx narrows int32 to int16
+# shifting right by s with the rounding of vxrm = 0 (rnu: adds the last bit shifted out, which is
+# exactly round half up) and saturating; vnclip.wi by 0 then saturates int16 to int8. The two
+# narrowings keep SEW/LMUL (e32 m8 -> e16 m4 -> e8 m2), so vl carries over through vsetvli zero, zero.
         .text
         .globl batch_matmul
 batch_matmul:
+        csrwi   vxrm, 0                 # fixed-point rounding: round to nearest, half up (rnu)
         addi    sp, sp, -32
         sw      s4, 16(sp)
         sw      s5, 20(sp)
@@ -21,17 +27,20 @@ batch_matmul:
         sw      s1, 4(sp)
         sw      s2, 8(sp)
         sw      s3, 12(sp)
+        sw      s6, 24(sp)
+        clz     s6, a5
+        li      t0, 32
+        sub     s6, t0, s6              # log2(K) + 1 = 32 - clz(K)
+        srli    s6, s6, 1
+        addi    s6, s6, 7               # s6 = s = 7 + (log2(K) + 1) / 2
         mul     a7, a5, a6              # a7 = K*N: one b matrix
 bm_b:
-        slli    s2, a6, 2              # s2 = N*4: a row of c
+        mv      s2, a6                  # s2 = N: a row of c (int8)
         mv      s3, zero                # s3 = n0
 bm_n:
         sub     t6, a6, s3             # columns left: vl = min(32, N - n0)
         mv      t0, a0                 # t0 = a[m, 0]
-        add     t1, a2, s3
-        add     t1, t1, s3
-        add     t1, t1, s3
-        add     t1, t1, s3              # t1 = c[m, n0]
+        add     t1, a2, s3              # t1 = c[m, n0]
         mv      t2, a4                 # rows left
 bm_m:
         add     t3, t0, a5             # t3 = a[m+1, 0]
@@ -88,10 +97,15 @@ bm_m:
         vwadd.wv v8, v8, v20
         addi    t5, t5, -2
         bnez    t5, 1b
-2:      vsetvli zero, zero, e32, m8, ta, ma
-        vse32.v v0, (t1)
+2:      vsetvli zero, zero, e16, m4, ta, ma
+        vnclip.wx v16, v0, s6           # int32 -> int16: (acc + 2^(s-1)) >> s, saturated
+        vnclip.wx v20, v8, s6
+        vsetvli zero, zero, e8, m2, ta, ma
+        vnclip.wi v16, v16, 0           # int16 -> int8: saturate to [-128, 127]
+        vnclip.wi v20, v20, 0
+        vse8.v  v16, (t1)
         add     t1, t1, s2
-        vse32.v v8, (t1)
+        vse8.v  v20, (t1)
         add     t1, t1, s2
         addi    t0, t3, 1               # a[m+2, 0]
         addi    t2, t2, -2
@@ -111,5 +125,6 @@ bm_m:
         lw      s3, 12(sp)
         lw      s4, 16(sp)
         lw      s5, 20(sp)
+        lw      s6, 24(sp)
         addi    sp, sp, 32
         ret

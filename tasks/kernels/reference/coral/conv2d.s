@@ -1,6 +1,7 @@
 # conv2d on coral (RV32IMF + Zve32x, VLEN = 128): y[CO, OH, OW] = sum over ci, ky, kx of
 # x[ci, oy+ky, ox+kx] * w[co, ci, ky, kx], stride 1, no padding (OH = H-K+1, OW = W-K+1), int8
-# inputs, int32 output.
+# inputs, int8 output requantised from the exact int32 sums: y = clamp((acc + 2^(s-1)) >> s, -128, 127)
+# with s = 7 + (log2(CI * K * K) + 1) / 2 (tasks/level1/conv2d.yaml).
 #
 # Entry: a0 = x, a1 = w, a2 = y, a3 = CI, a4 = CO, a5 = H, a6 = W, a7 = K. CO must be even and
 # W at most 32 (every configuration's are).
@@ -13,7 +14,10 @@
 # are computed together, sharing each stretch: one vle8 (e8 m2, vl = rows * W <= 32), two
 # vwmul.vx by the scalar weights (lb; exact int16 products), two vwadd.wv into int32 accumulators
 # (e32 m8: v0-v7, v8-v15; int16 cannot hold even two products of -128 * -128), the first tap with
-# vwadd.vx (+0) instead of clearing. Each output row is stored with vse32 (vl = OW) after a
+# vwadd.vx (+0) instead of clearing. The block's sums are then requantised in the vector unit:
+# vnclip.wx narrows int32 to int16 shifting right by s with the rounding of vxrm = 0 (rnu: adds the
+# last bit shifted out, exactly round half up) and saturating, vnclip.wi by 0 saturates int16 to
+# int8 (e32 m8 -> e16 m4 -> e8 m2 keeps vl). Each output row is stored with vse8 (vl = OW) after a
 # vslidedown.vx brings its lanes to the front. The vector multiplier bounds the tap loop.
 # The tap loop is software-pipelined for the in-order issue: the next tap's loads, weights and
 # offsets (read two taps ahead from a table padded with two zero offsets) issue while the
@@ -21,6 +25,7 @@
         .text
         .globl conv2d
 conv2d:
+        csrwi   vxrm, 0                 # fixed-point rounding: round to nearest, half up (rnu)
         addi    sp, sp, -48
         sw      s0, 0(sp)
         sw      s1, 4(sp)
@@ -73,9 +78,13 @@ cv_t_kx:
         mv      s5, t2                  # s5 = end of off[]
         sw      zero, 0(t2)             # the padding: offset 0, a valid address
         sw      zero, 4(t2)
-        mul     s8, s0, s1
-        slli    s8, s8, 2               # s8 = OH*OW*4: one output channel
-        slli    s7, s1, 2               # s7 = OW*4: one output row
+        clz     a7, s2                  # (K is not needed any more)
+        li      t0, 32
+        sub     a7, t0, a7              # log2(J) + 1 = 32 - clz(J)
+        srli    a7, a7, 1
+        addi    a7, a7, 7               # a7 = s = 7 + (log2(CI*K*K) + 1) / 2
+        mul     s8, s0, s1              # s8 = OH*OW: one output channel (int8)
+        mv      s7, s1                  # s7 = OW: one output row
         srli    s6, a4, 1               # s6 = channel pairs left
 cv_co:
         mv      s10, zero               # s10 = oy0
@@ -128,10 +137,15 @@ cv_blk:
         vwadd.wv v0, v0, v16
         vwadd.wv v8, v8, v20
         bltu    t6, s5, 2b
-3:      vsetvli zero, s1, e32, m8, ta, ma
+3:      vnclip.wx v16, v0, a7           # (e16 m4, vl = rows * W) int32 -> int16: (acc + 2^(s-1)) >> s
+        vnclip.wx v20, v8, a7
+        vsetvli zero, zero, e8, m2, ta, ma
+        vnclip.wi v16, v16, 0           # int16 -> int8: saturate to [-128, 127]
+        vnclip.wi v20, v20, 0
+        vsetvli zero, s1, e8, m2, ta, ma
         add     t2, s11, s8             # y[co+1, oy0, 0]
-        vse32.v v0, (s11)
-        vse32.v v8, (t2)
+        vse8.v  v16, (s11)
+        vse8.v  v20, (t2)
         mv      t1, s11
         mv      t3, zero                # lane offset r*W
         addi    t0, a5, -1              # rows after the first
@@ -139,10 +153,10 @@ cv_blk:
 4:      add     t3, t3, a6
         add     t1, t1, s7
         add     t2, t2, s7
-        vslidedown.vx v16, v0, t3
-        vse32.v v16, (t1)
-        vslidedown.vx v16, v8, t3
-        vse32.v v16, (t2)
+        vslidedown.vx v24, v16, t3
+        vse8.v  v24, (t1)
+        vslidedown.vx v26, v20, t3
+        vse8.v  v26, (t2)
         addi    t0, t0, -1
         bnez    t0, 4b
 5:      add     s10, s10, a5

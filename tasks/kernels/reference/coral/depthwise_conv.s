@@ -1,6 +1,7 @@
 # depthwise_conv on coral (RV32IMF + Zve32x, VLEN = 128): y[c, oy, ox] = sum over ky, kx of
 # x[c, oy+ky, ox+kx] * w[c, ky, kx], stride 1, no padding (OH = H-K+1, OW = W-K+1), int8 inputs,
-# int32 output.
+# int8 output requantised from the exact int32 sums: y = clamp((acc + 2^(s-1)) >> s, -128, 127) with
+# s = 7 + (log2(K * K) + 1) / 2 (tasks/level1/depthwise_conv.yaml).
 #
 # Entry: a0 = x, a1 = w, a2 = y, a3 = C, a4 = H, a5 = W, a6 = K. C must be even and W at most 32
 # (every configuration's are).
@@ -13,14 +14,18 @@
 # ALUs and the multiplier stay busy: per tap two vle8 (e8 m2, vl = rows * W <= 32), two vwmul.vx by
 # the scalar weights (lb; exact int16 products), two vwadd.wv into int32 accumulators (e32 m8:
 # v0-v7, v8-v15; int16 cannot hold even two products of -128 * -128), the first tap with vwadd.vx
-# (+0) instead of clearing. Each output row is stored with vse32 (vl = OW) after a vslidedown.vx
-# brings its lanes to the front.
+# (+0) instead of clearing. The block's sums are then requantised in the vector unit: vnclip.wx
+# narrows int32 to int16 shifting right by s with the rounding of vxrm = 0 (rnu: adds the last bit
+# shifted out, exactly round half up) and saturating, vnclip.wi by 0 saturates int16 to int8
+# (e32 m8 -> e16 m4 -> e8 m2 keeps vl). Each output row is stored with vse8 (vl = OW) after a
+# vslidedown.vx brings its lanes to the front.
 # The tap loop is software-pipelined for the in-order issue: the next tap's loads, weights and
 # offsets (read two taps ahead from a table padded with two zero offsets) issue while the
 # multiplier works, so the vector multiplier is the bound.
         .text
         .globl depthwise_conv
 depthwise_conv:
+        csrwi   vxrm, 0                 # fixed-point rounding: round to nearest, half up (rnu)
         addi    sp, sp, -48
         sw      s0, 0(sp)
         sw      s1, 4(sp)
@@ -45,7 +50,6 @@ depthwise_conv:
         addi    t0, t0, 8+15            # (two padding entries: the loop reads two taps ahead)
         andi    t0, t0, -16
         sub     sp, sp, t0              # the tap table
-        mv      s9, t0                  # s9 = its size (to pop)
         mv      s4, sp                  # s4 = off[]
         mv      t2, s4                  # write pointer
         mv      t5, zero                # t5 = ky*W
@@ -65,9 +69,13 @@ dw_t_kx:
         mv      s5, t2                  # s5 = end of off[]
         sw      zero, 0(t2)             # the padding: offset 0, a valid address
         sw      zero, 4(t2)
-        mul     s8, s0, s1
-        slli    s8, s8, 2               # s8 = OH*OW*4: one output channel
-        slli    s7, s1, 2               # s7 = OW*4: one output row
+        clz     s9, s2
+        li      t0, 32
+        sub     s9, t0, s9              # log2(K*K) + 1 = 32 - clz(K*K)
+        srli    s9, s9, 1
+        addi    s9, s9, 7               # s9 = s = 7 + (log2(K*K) + 1) / 2
+        mul     s8, s0, s1              # s8 = OH*OW: one output channel (int8)
+        mv      s7, s1                  # s7 = OW: one output row
         mul     a7, a4, a5              # a7 = H*W: one input channel
         srli    s6, a3, 1               # s6 = channel pairs left
 dw_c:
@@ -127,11 +135,15 @@ dw_blk:
         vwadd.wv v0, v0, v16
         vwadd.wv v8, v8, v20
         bltu    t6, s5, 2b
-3:      srli    s1, s7, 2               # s1 = OW again (it held a pointer above)
-        vsetvli zero, s1, e32, m8, ta, ma
+3:      vnclip.wx v16, v0, s9           # (e16 m4, vl = rows * W) int32 -> int16: (acc + 2^(s-1)) >> s
+        vnclip.wx v20, v8, s9
+        vsetvli zero, zero, e8, m2, ta, ma
+        vnclip.wi v16, v16, 0           # int16 -> int8: saturate to [-128, 127]
+        vnclip.wi v20, v20, 0
+        vsetvli zero, s7, e8, m2, ta, ma  # vl = OW (s1 held a pointer above)
         add     t2, s11, s8             # y[c+1, oy0, 0]
-        vse32.v v0, (s11)
-        vse32.v v8, (t2)
+        vse8.v  v16, (s11)
+        vse8.v  v20, (t2)
         mv      t1, s11
         mv      t3, zero                # lane offset r*W
         addi    t0, a4, -1              # rows after the first
@@ -139,10 +151,10 @@ dw_blk:
 4:      add     t3, t3, a5
         add     t1, t1, s7
         add     t2, t2, s7
-        vslidedown.vx v16, v0, t3
-        vse32.v v16, (t1)
-        vslidedown.vx v16, v8, t3
-        vse32.v v16, (t2)
+        vslidedown.vx v24, v16, t3
+        vse8.v  v24, (t1)
+        vslidedown.vx v26, v20, t3
+        vse8.v  v26, (t2)
         addi    t0, t0, -1
         bnez    t0, 4b
 5:      add     s10, s10, a4
@@ -157,7 +169,10 @@ dw_blk:
         add     a0, a0, t0              # and of x
         addi    s6, s6, -1
         bnez    s6, dw_c
-        add     sp, sp, s9
+        slli    t0, s2, 2               # pop the tap table (its size as allocated)
+        addi    t0, t0, 8+15
+        andi    t0, t0, -16
+        add     sp, sp, t0
         lw      s0, 0(sp)
         lw      s1, 4(sp)
         lw      s2, 8(sp)

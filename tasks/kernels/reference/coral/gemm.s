@@ -1,4 +1,6 @@
-# gemm on coral (RV32IMF + Zve32x, VLEN = 128): c[M, N] = a[M, K] @ b[K, N], int8 inputs, int32 output.
+# gemm on coral (RV32IMF + Zve32x, VLEN = 128): c[M, N] = a[M, K] @ b[K, N], int8 inputs, int8 output
+# requantised from the exact int32 sums: c = clamp((acc + 2^(s-1)) >> s, -128, 127) with
+# s = 7 + (log2(K) + 1) / 2 (tasks/level1/gemm.yaml).
 #
 # Entry: a0 = a, a1 = b, a2 = c, a3 = M, a4 = K, a5 = N. M must be even (every configuration's is).
 #
@@ -12,9 +14,20 @@
 # 8 cycles (two vwmul of 4 cycles), with the two widening adds on the two vector ALUs in its shadow.
 # The k loop is unrolled by two, and the next step's scalar loads sit between the two multiplies
 # (the core issues in order: the second vwmul waits for the multiplier, and so would they).
+# Requantisation, once per two rows of 32 sums, in the vector unit: vnclip.wx narrows int32 to int16
+# shifting right by s with the rounding of vxrm = 0 (rnu: adds the last bit shifted out, which is
+# exactly round half up) and saturating; vnclip.wi by 0 then saturates int16 to int8 (the clamp to
+# [-128, 127], since int16 saturation kept the sign and anything beyond int8). The two narrowings
+# keep SEW/LMUL (e32 m8 -> e16 m4 -> e8 m2), so vl carries over through vsetvli zero, zero.
         .text
         .globl gemm
 gemm:
+        csrwi   vxrm, 0                 # fixed-point rounding: round to nearest, half up (rnu)
+        clz     a7, a4
+        li      t0, 32
+        sub     a7, t0, a7              # log2(K) + 1 = 32 - clz(K)
+        srli    a7, a7, 1
+        addi    a7, a7, 7               # a7 = s = 7 + (log2(K) + 1) / 2
         addi    sp, sp, -32
         sw      s4, 16(sp)
         sw      s5, 20(sp)
@@ -22,15 +35,12 @@ gemm:
         sw      s1, 4(sp)
         sw      s2, 8(sp)
         sw      s3, 12(sp)
-        slli    s2, a5, 2              # s2 = N*4: a row of c
+        mv      s2, a5                  # s2 = N: a row of c (int8)
         mv      s3, zero                # s3 = n0
 g_n:
         sub     t6, a5, s3             # columns left: vl = min(32, N - n0)
         mv      t0, a0                 # t0 = a[m, 0]
-        add     t1, a2, s3
-        add     t1, t1, s3
-        add     t1, t1, s3
-        add     t1, t1, s3              # t1 = c[m, n0]
+        add     t1, a2, s3              # t1 = c[m, n0]
         mv      t2, a3                 # rows left
 g_m:
         add     t3, t0, a4             # t3 = a[m+1, 0]
@@ -87,10 +97,15 @@ g_m:
         vwadd.wv v8, v8, v20
         addi    t5, t5, -2
         bnez    t5, 1b
-2:      vsetvli zero, zero, e32, m8, ta, ma
-        vse32.v v0, (t1)
+2:      vsetvli zero, zero, e16, m4, ta, ma
+        vnclip.wx v16, v0, a7           # int32 -> int16: (acc + 2^(s-1)) >> s, saturated
+        vnclip.wx v20, v8, a7
+        vsetvli zero, zero, e8, m2, ta, ma
+        vnclip.wi v16, v16, 0           # int16 -> int8: saturate to [-128, 127]
+        vnclip.wi v20, v20, 0
+        vse8.v  v16, (t1)
         add     t1, t1, s2
-        vse32.v v8, (t1)
+        vse8.v  v20, (t1)
         add     t1, t1, s2
         addi    t0, t3, 1               # a[m+2, 0]
         addi    t2, t2, -2

@@ -1,4 +1,6 @@
-# gemv on coral (RV32IMF + Zve32x, VLEN = 128): y[M] = a[M, K] @ x[K], int8 inputs, int32 output.
+# gemv on coral (RV32IMF + Zve32x, VLEN = 128): y[M] = a[M, K] @ x[K], int8 inputs, int8 output
+# requantised from the exact int32 sums: y = clamp((acc + 2^(s-1)) >> s, -128, 127) with
+# s = 7 + (log2(K) + 1) / 2 (tasks/level1/gemv.yaml).
 #
 # Entry: a0 = a, a1 = x, a2 = y, a3 = M, a4 = K. M must be even (every configuration's is).
 #
@@ -12,9 +14,19 @@
 # the vector multiplier is the bound (two vwmul of 4 cycles for 64 multiply-adds); the loads of the
 # next chunk are software-pipelined into the current one, each right after the last use of its
 # register, so the in-order issue never waits on the load/store unit.
+# Requantisation of the pair in the vector unit: the two sums are put side by side (vredsum into v16
+# and v18, vslideup), vnclip.wx narrows them int32 -> int16 shifting right by s with the rounding of
+# vxrm = 0 (rnu: adds the last bit shifted out, exactly round half up) and saturating, vnclip.wi by 0
+# saturates int16 -> int8, and one vse8 stores both bytes.
         .text
         .globl gemv
 gemv:
+        csrwi   vxrm, 0                 # fixed-point rounding: round to nearest, half up (rnu)
+        clz     a5, a4
+        li      t0, 32
+        sub     a5, t0, a5              # log2(K) + 1 = 32 - clz(K)
+        srli    a5, a5, 1
+        addi    a5, a5, 7               # a5 = s = 7 + (log2(K) + 1) / 2
         vsetivli zero, 1, e32, m1, ta, ma
         vmv.s.x v30, zero               # v30[0] = 0: the reductions' start value
         mv      t0, a0                  # t0 = a[m, 0]
@@ -67,14 +79,16 @@ gv_m:
         vadd.vv v8, v8, v9
         j       4f
 3:      vsetvli zero, t5, e32, m8, ta, ma
-4:      vredsum.vs v16, v0, v30
-        vredsum.vs v17, v8, v30
-        vmv.x.s t4, v16
-        vsetivli zero, 1, e32, m1, ta, ma
-        vmv.x.s t6, v17
-        sw      t4, 0(a2)
-        sw      t6, 4(a2)
-        addi    a2, a2, 8
+4:      vredsum.vs v16, v0, v30         # v16[0] = row m's sum
+        vredsum.vs v18, v8, v30         # v18[0] = row m+1's
+        vsetivli zero, 2, e32, m1, ta, ma
+        vslideup.vi v16, v18, 1         # v16[0..1] = both sums
+        vsetvli zero, zero, e16, m1, ta, ma
+        vnclip.wx v16, v16, a5          # int32 -> int16: (acc + 2^(s-1)) >> s, saturated
+        vsetvli zero, zero, e8, m1, ta, ma
+        vnclip.wi v16, v16, 0           # int16 -> int8: saturate to [-128, 127]
+        vse8.v  v16, (a2)
+        addi    a2, a2, 2
         mv      t0, t1                  # t1 ended at a[m+2, 0]
         addi    a3, a3, -2
         bnez    a3, gv_m
