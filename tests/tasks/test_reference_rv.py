@@ -60,6 +60,8 @@ OFF_GRID = [
     ("coral", "conv2d", {"CI": 3, "CO": 6, "H": 9, "W": 12, "K": 2}),
     ("coral", "gemv", {"M": 6, "K": 72}),
     ("coral", "gemm", {"M": 6, "K": 7, "N": 40}),
+    ("coral", "batch_matmul", {"B": 3, "M": 6, "K": 9, "N": 40}),
+    ("coral", "linear", {"M": 6, "K": 36, "N": 40}),
 ]
 
 
