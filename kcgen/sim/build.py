@@ -31,6 +31,7 @@ from isadl.check import Spec
 NATIVE = Path(__file__).resolve().parents[2] / "native"
 CFLAGS = ("-O2", "-std=gnu11", "-fPIC", "-shared", "-Wall", "-Wextra", "-Wno-unused-parameter",
           "-Wno-unused-function", "-fno-strict-aliasing",
+          "-ffp-contract=off",  # never fuse a * b + c: every operation rounds (bit-exact with the reference)
           "-Wno-type-limits")  # semantics may well say `u >= 0` of an unsigned value
 
 
@@ -49,7 +50,7 @@ def _native_text() -> str:
 def _generator_text() -> str:
     """The generator's own source: a changed generator never reuses an old build."""
     here = Path(__file__).resolve().parent
-    return "".join((here / f).read_text() for f in ("cgen.py", "layout.py", "typed.py"))
+    return "".join((here / f).read_text() for f in ("cgen.py", "loops.py", "layout.py", "typed.py"))
 
 
 def cache_key(spec: Spec, cc: str = "gcc", digest: Optional[str] = None) -> str:

@@ -27,9 +27,10 @@ from isadl.types import BoolT, FloatLitT, FloatT, IntLitT, IntT, Type, VecT, is_
 from kcgen.asm.tables import Encoding, bundle_formats, encodings, pcrel_base
 
 from .layout import FloatFormat, Layout, Scalar, Store, layout
+from .loops import Region, render_index
 from .typed import TypedBody, local_type, type_function, type_instruction
 
-GENERATOR_VERSION = "1"
+GENERATOR_VERSION = "2"
 MAX_WRITES = 64  # memory blocks one instruction may mark as pending (more: the rest count as ready)
 BLOCK_SHIFT = 6  # memories are tracked for readiness in blocks of 64 elements
 CAL_WORDS = 64  # ooo: each unit copy's calendar covers the next 64 x 64 = 4096 cycles (one bit a cycle)
@@ -83,6 +84,7 @@ class _Access:
     store: Optional[Store]
     tracked: bool = False  # a memory whose blocks carry ready times
     index: str = ""
+    site: int = 0  # id() of the memory index expression (loops.Region)
 
 
 class CGen:
@@ -103,6 +105,10 @@ class CGen:
         self.props = {p.name: spec.params_eval(p.value) for p in self.timing.props} if self.timing else {}
         self.tracked = self._tracked_memories()
         self._tmp = 0
+        self._region = None  # the loops.Region being compiled (its fast version when _plan is set)
+        self._plan = None
+        self._anchors: dict = {}  # id(for statement) -> reductions computed at the start of its body
+        self.functions = {}
 
     # ---- analysis --------------------------------------------------------------------------------
     def _tracked_memories(self) -> set[str]:
@@ -240,7 +246,7 @@ class CGen:
             self.vec_sizes.add(t.bits // 8)
             return self.canon_vec(f"(*(const kcv{t.bits // 8} *)({acc.ptr}))", t)
         code = self.load_scalar(acc.ptr, acc.scalar)
-        if acc.tracked:
+        if acc.tracked and not (self._plan is not None and acc.site in self._plan.hoisted):
             return f"(kc_needl(need, s->b_{acc.store.name}[({acc.index}) >> {BLOCK_SHIFT}]), {code})"
         return code
 
@@ -278,6 +284,13 @@ class CGen:
     def checked_index(self, code: str, n: int, what: str) -> str:
         return f"kc_idx(s, (uint64_t)({code}), {n}, {c_string(what)})"
 
+    def index_c(self, ix: ir.Expr, n: int, what: str) -> str:
+        """An index expression, bounds-checked unless the fast version of a loop nest proved it."""
+        fast = self._plan.fast.get(id(ix)) if self._plan is not None else None
+        if fast is not None:
+            return render_index(fast[0], fast[1], self.locals, self._region.vars)
+        return self.checked_index(self.expr(ix, IntLitT()), n, what)
+
     def access(self, e: ir.Expr) -> _Access:
         """Where a register element, lane, state element or memory element lives."""
         root, path = ir.index_path(e)
@@ -291,10 +304,9 @@ class CGen:
             lanes = dims[-1]
             dims = dims[:-1]
         if st.kind == "mem":
-            idx_code = self.expr(path[0], IntLitT())
             tmp = self.tmp("i")
-            self.pre.append(f"uint64_t {tmp} = {self.checked_index(idx_code, dims[0], name)};")
-            return _Access(f"(s->{st.cname} + {tmp})", st.elem, st, name in self.tracked, tmp)
+            self.pre.append(f"uint64_t {tmp} = {self.index_c(path[0], dims[0], name)};")
+            return _Access(f"(s->{st.cname} + {tmp})", st.elem, st, name in self.tracked, tmp, id(path[0]))
         flat = None
         for k, dim in enumerate(dims):
             if k >= len(path):
@@ -303,7 +315,7 @@ class CGen:
             if st.kind == "reg" and k == 0 and self.operand_in_range(ix, st):
                 code = f"d->a[{self.operand_index[ix.id]}]"
             else:
-                code = self.checked_index(self.expr(ix, IntLitT()), dim, name)
+                code = self.index_c(ix, dim, name)
             flat = code if flat is None else f"({flat}) * {dim} + {code}"
         flat = flat or "0"
         rest = path[len(dims):]
@@ -392,6 +404,10 @@ class CGen:
         a, b = self.expr(e.left, u), self.expr(e.right, u)
         if op in ("==", "!=", "<", "<=", ">", ">="):
             return f"({a} {op} {b})"
+        if is_float(u) and not isinstance(u, FloatLitT) and self.L.floats[u.name].native == "float" and op in ("+", "-", "*", "/"):
+            # f32 values are exact in float, and a float operation is the correctly rounded result:
+            # what rounding the double result gives (53 >= 2 * 24 + 2 bits: double rounding is innocuous)
+            return f"(double)((float)({a}) {op} (float)({b}))"
         if is_float(u):
             return self.round(f"({a}) {op} ({b})", u)
         if op in ("/", "%"):
@@ -422,17 +438,33 @@ class CGen:
             self.pre = outer
 
     def e_Reduce(self, e: ir.Reduce, t):
+        if self._plan is not None and id(e) in self._plan.interchange:
+            ic = self._plan.interchange[id(e)]  # computed before the loops around it (reduce_ahead)
+            return self._reduce_value(f"{ic.acc}{self._acc_index(ic)}", e, t)
         acc = self.tmp("acc")
         var = self.tmp("r_" + c_ident(e.var))
         lo, hi = self.expr(e.lo, IntLitT()), self.expr(e.hi, IntLitT())
         hi_v = self.tmp("hi")
-        init = _reduce_init(e.op, t)
+        self.pre.append(f"{self._reduce_ctype(e, t)} {acc} = {_reduce_init(e.op, t)};")
+        self.pre.append(f"int64_t {hi_v} = {hi};")
+        body_pre, step = self._reduce_body(e, t, var, acc)
+        self.pre.append(f"for (int64_t {var} = {lo}; {var} < {hi_v}; {var}++) {{ {' '.join(body_pre)} {acc} = {step}; }}")
+        return self._reduce_value(acc, e, t)
+
+    def _native_f32_sum(self, e: ir.Reduce, t) -> bool:
         # An f32 sum accumulates in a C float: a float add is the correctly rounded sum, exactly what
         # rounding the double sum to float gives, without two conversions on the carried chain (the
         # body is already a float-representable value, so its cast is exact).
-        native_f32 = e.op == "sum" and isinstance(t, FloatT) and self.L.floats[t.name].native == "float"
-        self.pre.append(f"{'float' if native_f32 else comp_ctype(t)} {acc} = {init};")
-        self.pre.append(f"int64_t {hi_v} = {hi};")
+        return e.op == "sum" and isinstance(t, FloatT) and self.L.floats[t.name].native == "float"
+
+    def _reduce_ctype(self, e: ir.Reduce, t) -> str:
+        return "float" if self._native_f32_sum(e, t) else comp_ctype(t)
+
+    def _reduce_value(self, acc: str, e: ir.Reduce, t) -> str:
+        return f"((double){acc})" if self._native_f32_sum(e, t) else acc
+
+    def _reduce_body(self, e: ir.Reduce, t, var: str, acc: str) -> tuple[list[str], str]:
+        """The body's side statements and the new accumulator value, with e.var bound to `var`."""
         saved = self.locals.get(e.var)
         self.locals[e.var] = var
         body_pre, body = self.sub_expr(e.body, t)
@@ -440,7 +472,7 @@ class CGen:
             del self.locals[e.var]
         else:
             self.locals[e.var] = saved
-        if native_f32:
+        if self._native_f32_sum(e, t):
             step = f"{acc} + (float)({body})"
         elif e.op == "sum":
             step = self.round(f"{acc} + {body}", t) if is_float(t) else self.wrap(f"(uint64_t){acc} + (uint64_t)({body})", t)
@@ -451,8 +483,64 @@ class CGen:
         else:
             cop = {"and": "&", "or": "|", "xor": "^"}[e.op]
             step = f"({acc} {cop} ({body}))" if isinstance(t, BoolT) else self.wrap(f"(uint64_t){acc} {cop} (uint64_t)({body})", t)
-        self.pre.append(f"for (int64_t {var} = {lo}; {var} < {hi_v}; {var}++) {{ {' '.join(body_pre)} {acc} = {step}; }}")
-        return f"((double){acc})" if native_f32 else acc
+        return body_pre, step
+
+    def _acc_index(self, ic) -> str:
+        out = ""
+        for f in ic.loops:
+            v = self._region.vars[f.var]
+            out += f"[{self.locals[f.var]}{f' - {v.lo}' if v.lo else ''}]"
+        return out
+
+    def reduce_ahead(self, ic, ind: str) -> list[str]:
+        """The sums of reduction ic.node for every iteration of the loops ic.loops, computed before
+        them with the reduction's own loop outermost: the sums run side by side, and each still adds
+        its terms in order from the low bound."""
+        e = ic.node
+        t = self.body.type(e)
+        outer = self.pre
+        self.pre = []
+        lo, hi = self.expr(e.lo, IntLitT()), self.expr(e.hi, IntLitT())
+        lines = self.pre
+        self.pre = outer
+        vs = [self._region.vars[f.var] for f in ic.loops]
+        ic.acc = self.tmp("kc_sums")
+        dims = "".join(f"[{v.hi - v.lo}]" for v in vs)
+        var = self.tmp("r_" + c_ident(e.var))
+        hi_v = self.tmp("hi")
+        saved = dict(self.locals)
+        names = []
+        for f in ic.loops:
+            self.locals[f.var] = f"l_{c_ident(f.var)}"
+            names.append(self.locals[f.var])
+        cell = f"{ic.acc}{self._acc_index(ic)}"
+        heads = [f"for (int64_t {n} = {v.lo}; {n} < {v.hi}; {n}++)" for n, v in zip(names, vs)]
+        body_pre, step = self._reduce_body(e, t, var, cell)
+        self.locals = saved
+        count = 1
+        for v in vs:
+            count *= v.hi - v.lo
+        out = [f"/* the {count} {e.op}s over {e.var} of the loops below, {e.var} outermost so that they run side by side; "
+               f"each still takes its terms in order from {e.var} = low bound */"]
+        out += lines + [f"{self._reduce_ctype(e, t)} {ic.acc}{dims};",
+                        " ".join(heads) + f" {cell} = {_reduce_init(e.op, t)};",
+                        f"int64_t {hi_v} = {hi};",
+                        f"for (int64_t {var} = {lo}; {var} < {hi_v}; {var}++) {{"]
+        inner = "    "
+        outer_n = 1
+        for k, (h, v) in enumerate(zip(heads, vs)):
+            outer_n *= v.hi - v.lo
+            if k < len(heads) - 1 and outer_n <= self.UNROLL_SUMS:
+                # the outer loops unrolled: the sums stay in registers (gcc vectorises the innermost loop)
+                out.append(f"{inner}#pragma GCC unroll {v.hi - v.lo}")
+            out.append(inner + h + " {")
+            inner += "    "
+        out += [inner + p for p in body_pre] + [f"{inner}{cell} = {step};"]
+        for _ in heads:
+            inner = inner[:-4]
+            out.append(inner + "}")
+        out.append("}")
+        return [ind + x for x in out]
 
     def _minmax(self, op: str, a: str, b: str, t: Type) -> str:
         if is_float(t):
@@ -629,6 +717,64 @@ class CGen:
 
     def stmt(self, s: ir.Stmt, ind: str) -> list[str]:
         self.pre = []
+        if self._region is None and (isinstance(s, ir.For) or
+                                     (not isinstance(s, ir.If) and any(isinstance(n, ir.Reduce) for n in _walk([s])))):
+            region = Region(self, s)
+            plan = region.plan(self.tmp) if region.ok else None
+            if plan is not None:
+                return self.versioned(region, plan, s, ind)
+        return self.stmt_plain(s, ind)
+
+    def versioned(self, region, plan, s: ir.Stmt, ind: str) -> list[str]:
+        """A loop nest (or a statement with a reduction) whose indices the analysis of loops.Region
+        could bound: its fast version, behind a test made once when the bounds are known only at
+        run time, else the checked version."""
+        self._region = region
+        try:
+            let = isinstance(s, ir.Let)
+            inner = ind + "    " if plan.conds else ind
+            self._plan = plan
+            self._anchors = {}
+            for ic in plan.interchange.values():
+                self._anchors.setdefault(id(ic.anchor) if ic.anchor is not None else None, []).append(ic)
+            fast = []
+            for ic in self._anchors.get(None, []):
+                fast += self.reduce_ahead(ic, inner)
+            fast = [f"{inner}kc_need_blocks(need, s->b_{m}, {lo}, {hi});" for m, lo, hi in plan.hoist] + fast
+            fast += self.stmt_plain(s, inner, as_assign=let and bool(plan.conds))
+            self._plan = None
+            self._anchors = {}
+            self._versioned_lines += len(fast) + 2
+            if not plan.conds:  # everything proven when generating: one version
+                return [ind + "/* indices proven in bounds for the whole loop: no per-element checks */"] + fast
+            out = [ind + "/* loop nest with indices affine in its loop variables: when they stay in bounds for "
+                   "every iteration, without wrapping, run it unchecked (kcgen.sim.loops) */"]
+            out += [ind + p for p in plan.pre]
+            if let:
+                t = local_type(self.body, self.spec, s)
+                out.append(f"{ind}{comp_ctype(t)} l_{c_ident(s.name)};")
+            out.append(f"{ind}if ({' && '.join(plan.conds)}) {{")
+            out += fast
+            out.append(f"{ind}}} else {{")
+            out += self.stmt_plain(s, inner, as_assign=let)
+            out.append(f"{ind}}}")
+            return out
+        finally:
+            self._region = None
+            self._plan = None
+            self._anchors = {}
+
+    def stmt_plain(self, s: ir.Stmt, ind: str, as_assign: bool = False) -> list[str]:
+        if as_assign:  # a `let` compiled inside a branch: the variable is declared before it
+            self.pre = []
+            t = local_type(self.body, self.spec, s)
+            value = self.expr(s.value, t)
+            self.locals[s.name] = f"l_{c_ident(s.name)}"
+            lines = [f"{ind}l_{c_ident(s.name)} = {value};"]
+            pre = [ind + p for p in self.pre]
+            self.pre = []
+            return pre + lines
+        self.pre = []
         lines = getattr(self, "s_" + type(s).__name__)(s, ind)
         pre = [ind + p for p in self.pre]
         self.pre = []
@@ -731,7 +877,10 @@ class CGen:
         hi_v = self.tmp("hi")
         scope = dict(self.locals)
         self.locals[s.var] = var
-        body = self.block(s.body, ind + "    ")
+        body = []
+        for ic in self._anchors.get(id(s), []):
+            body += self.reduce_ahead(ic, ind + "    ")
+        body += self.block(s.body, ind + "    ")
         self.locals = scope
         return pre + [f"{ind}for (int64_t {var} = {lo}, {hi_v} = {hi}; {var} < {hi_v}; {var}++) {{"] + body + [f"{ind}}}"]
 
@@ -1022,6 +1171,12 @@ static inline uint64_t kc_span(kc_s *restrict s, uint64_t a, uint64_t k, uint64_
     if (a & (align - 1)) kc_fail(s, KC_TRAP_MISALIGNED, "misaligned %s, %#llx)", op, (unsigned long long)a);
     return a;
 }}
+/* loop nests with indices proven in bounds (kcgen.sim.loops): exact index ranges, block waits */
+typedef __int128 kc_wide;
+static inline int kc_within(kc_wide lo, kc_wide hi, uint64_t n) {{ return lo >= 0 && hi < (kc_wide)n; }}
+static inline void kc_need_blocks(uint64_t *need, const uint64_t *blocks, kc_wide lo, kc_wide hi) {{
+    for (uint64_t b = (uint64_t)lo >> {BLOCK_SHIFT}; b <= (uint64_t)hi >> {BLOCK_SHIFT}; b++) if (blocks[b] > *need) *need = blocks[b];
+}}
 static inline KC_HOT void kc_need(kc_s *restrict s, uint64_t ready) {{ if (ready > s->t_need) s->t_need = ready; }}
 /* `need`: the latest ready time an operation has read so far (a local of the run loop) */
 static inline KC_HOT void kc_needl(uint64_t *need, uint64_t ready) {{ if (ready > *need) *need = ready; }}
@@ -1126,17 +1281,19 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
             self.operand_index = {op: k for k, op in enumerate(e.insn.operands)}
             self.locals = {}
             self._tmp = 0
+            self._versioned_lines = 0  # lines of fast versions: not counted for inlining
             body = self.block(e.insn.insn.semantics, "    ")
+            short = len(body) - self._versioned_lines <= self.INLINE_LINES
             doc = f"/* {e.insn.template.text} */"
             # Short bodies are inlined into their handler (the run loop stays fast); long ones (vector
             # loops) stay functions: inlining hundreds of them makes one giant function that gcc
             # takes minutes to compile, and a call costs nothing next to their loops.
             sig = (f"int x_{c_ident(name)}(kc_s *restrict s, const {self.P}_op *d, uint64_t pc, "
                    "uint64_t *npc, uint64_t *need)")
-            fn = [doc, ("static inline KC_HOT " if len(body) <= self.INLINE_LINES else "") + sig + " {",
+            fn = [doc, ("static inline KC_HOT " if short else "") + sig + " {",
                   "    int halt = 0;", "    uint64_t *kc_last = 0;  /* the memory block last marked pending */",
                   "    (void)s; (void)d; (void)pc; (void)npc; (void)need; (void)kc_last;"] + body + ["    return halt;", "}", ""]
-            if len(body) <= self.INLINE_LINES:
+            if short:
                 out += fn
             else:
                 outline += fn
@@ -1725,6 +1882,7 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
     # handlers share one tail: each computed goto may reach every handler, so copies make the
     # control-flow graph quadratic and gcc's compile time explodes (coral: minutes).
     THREADED_MAX = 96
+    UNROLL_SUMS = 8  # interchanged reductions: outer loops unrolled up to this many rows of sums
     INLINE_LINES = 12  # instruction bodies up to this many lines of C are inlined into the run loop
 
     @property
@@ -1746,7 +1904,7 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
     @property
     def unit_cflags(self) -> dict[str, list[str]]:
         """Extra flags per translation unit."""
-        return {"sim.c": [] if self.replicate_tails else ["-O1"], "sim_ops.c": []}
+        return {"sim.c": [] if self.replicate_tails else ["-O1"], "sim_ops.c": [__import__("os").environ.get("KC_OPS_OPT", "-O2")]}
 
     def run_c(self) -> list[str]:
         """The run loop: every operation's handler ends by fetching the next instruction and jumping
