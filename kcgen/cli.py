@@ -347,7 +347,10 @@ def tasks_cmd(target: str | None, level: int | None, show: str | None, config: s
         for c in taskspec.CONFIGS:
             cfg = s.config(target, c) if target else s.configs[c]
             shapes = "  ".join(f"{t.name}[{', '.join(map(str, s.shape(t, cfg)))}]"
-                               + (f":{s.dtype(target, t.name)}" if target else "") for t in s.tensors)
+                               + (f":{s.dtype(target, t.name)}" if target else "")
+                               + (f" (requantised >> {shift})" if target and
+                                  (shift := s.requant_shift(target, t.name, cfg)) is not None else "")
+                               for t in s.tensors)
             click.echo(f"    {c}  {shapes}")
 
 

@@ -36,3 +36,17 @@ def test_eval_argument_rules():
     assert both.exit_code == 2 and "exactly one of KERNEL.s, --baseline and --reference" in both.output
     assert run("eval", "boom", "relu").exit_code == 2
     assert "--all takes no TASK" in run("eval", "boom", "relu", "--all").output
+
+
+def test_listing_and_statement_give_every_requant_shift():
+    shipped = [(t, tg, o.name) for t in taskspec.all_tasks() for tg in t.targets for o in t.outputs
+               if t.requant_shift(tg, o.name, t.config(tg, "C1")) is not None]
+    assert shipped, "no shipped task requantises an output"
+    for task, target, out in shipped:
+        listing = run("tasks", "--target", target, "--level", str(task.level)).output
+        for c in taskspec.CONFIGS:
+            shift = task.requant_shift(target, out, task.config(target, c))
+            assert f"(requantised >> {shift})" in listing.split(f"L{task.level} {task.name} ")[1].split("\nL")[0]
+        show = run("tasks", "--show", task.name, "--target", target, "--config", "C3").output
+        shift = task.requant_shift(target, out, task.config(target, "C3"))
+        assert f"{out} = clamp((acc + {1 << shift >> 1}) >> {shift}, -128, 127)" in show
