@@ -31,7 +31,7 @@ from isadl.check import Spec
 NATIVE = Path(__file__).resolve().parents[2] / "native"
 CFLAGS = ("-O2", "-std=gnu11", "-fPIC", "-shared", "-Wall", "-Wextra", "-Wno-unused-parameter",
           "-Wno-unused-function", "-fno-strict-aliasing",
-          "-ffp-contract=off",  # never fuse a * b + c: every operation rounds (bit-exact with the reference)
+          "-ffp-contract=off", "-DKC_FP_CONTRACT_OFF",  # never fuse a * b + c: every operation rounds
           "-Wno-type-limits")  # semantics may well say `u >= 0` of an unsigned value
 
 

@@ -498,6 +498,7 @@ class CGen:
         its terms in order from the low bound."""
         e = ic.node
         t = self.body.type(e)
+        self._side_by_side = True
         outer = self.pre
         self.pre = []
         lo, hi = self.expr(e.lo, IntLitT()), self.expr(e.hi, IntLitT())
@@ -938,7 +939,17 @@ class CGen:
                 "#include <stdarg.h>", "#include <stdio.h>", "#include <stdlib.h>",
                 '#include "kc_numeric.h"', '#include "kc_trap.h"', '#include "kc_sim.h"', ""]
         head += ["/* the run loop's helpers are small and called from one switch: always inline them */",
-                 "#define KC_HOT __attribute__((always_inline))", ""]
+                 "#define KC_HOT __attribute__((always_inline))",
+                 "/* instructions whose reductions run side by side (vectorised) are compiled twice on x86-64,",
+                 "   for the baseline and for AVX2 (x86-64-v3), and the loader picks the one the CPU runs.",
+                 "   Only when built with -ffp-contract=off (kcgen.sim.build): AVX2 has fused multiply-add, and",
+                 "   a * b + c must stay two roundings. */",
+                 "#if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && !defined(__clang__) && \\",
+                 "    defined(KC_FP_CONTRACT_OFF)",
+                 "#define KC_VECTOR __attribute__((target_clones(\"arch=x86-64-v3\", \"default\")))",
+                 "#else",
+                 "#define KC_VECTOR",
+                 "#endif", ""]
         head += self.formats_c()
         inline, outline, decls = self.instructions_c()
         fns = self.functions_c()
@@ -1282,6 +1293,7 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
             self.locals = {}
             self._tmp = 0
             self._versioned_lines = 0  # lines of fast versions: not counted for inlining
+            self._side_by_side = False  # has reductions computed side by side (reduce_ahead)
             body = self.block(e.insn.insn.semantics, "    ")
             short = len(body) - self._versioned_lines <= self.INLINE_LINES
             doc = f"/* {e.insn.template.text} */"
@@ -1290,7 +1302,7 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
             # takes minutes to compile, and a call costs nothing next to their loops.
             sig = (f"int x_{c_ident(name)}(kc_s *restrict s, const {self.P}_op *d, uint64_t pc, "
                    "uint64_t *npc, uint64_t *need)")
-            fn = [doc, ("static inline KC_HOT " if short else "") + sig + " {",
+            fn = [doc, ("static inline KC_HOT " if short else "KC_VECTOR " if self._side_by_side else "") + sig + " {",
                   "    int halt = 0;", "    uint64_t *kc_last = 0;  /* the memory block last marked pending */",
                   "    (void)s; (void)d; (void)pc; (void)npc; (void)need; (void)kc_last;"] + body + ["    return halt;", "}", ""]
             if short:
