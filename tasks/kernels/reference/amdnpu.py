@@ -666,6 +666,172 @@ def ref_conv_i8(depthwise: bool, R: int = 4):
     return gen
 
 
+# conv2d in int8 on channel-interleaved tiles (the layout the published AIE conv2dk3 kernel takes):
+# the input is rearranged once, per 8-channel group g and row h, into ten 32-byte chunks: chunk q
+# (q = 0..7) holds pixels q, q+8, q+16, q+24 times the group's 8 channels (lane 8m + c), chunks 8
+# and 9 hold pixels 8, 16, 24 and 9, 17, 25 (chunks 0 and 1 shifted by one pixel row of the tile,
+# made by a unit-selection MAC). Then output pixels q + 8m (m = 0..3) of 8 output channels at tap
+# (kh, kw) are one MAC: chunk q + kw of row oh + kh (a 4x8 A tile: 4 pixels x 8 input channels)
+# times the 8x8 weight tile w[co, c, kh, kw] (B[c][co]), every lane useful (for CI >= 8).
+# The byte transposes between [channel][pixel] rows and [pixel group][pixel][channel] chunks, and
+# back for the results ([q][m][co] -> [co][pixel]), are the same five shuffle stages (byte and 32-bit
+# interleaves over four x registers), found by a search over the shuffle modes' bit permutations.
+CONV_STAGES = ((20, "a"), (20, "a"), (16, "a"), (16, "a"), (16, "b"))  # interleave mode (lo), pair bit
+
+
+def transpose8(a: Asm, src, dst, modes: dict) -> list:
+    """Five interleave stages over four x registers, ping-ponging between the register sets src
+    and dst; returns the set holding the result. Register index r = 2*ra + rb: pair bit "a"
+    pairs r with r ^ 2, "b" pairs r with r ^ 1; the lo result goes to the pair's lower index."""
+    cur, other = list(src), list(dst)
+    for mode, bit in CONV_STAGES:
+        pairs = ((0, 2), (1, 3)) if bit == "a" else ((0, 1), (2, 3))
+        for i, j in pairs:
+            a(f"vshuffle x{other[i]}, x{cur[i]}, x{cur[j]}, {modes[mode]}")
+            a(f"vshuffle x{other[j]}, x{cur[i]}, x{cur[j]}, {modes[mode + 1]}")
+        cur, other = other, cur
+    return cur
+
+
+def ref_conv2d_i8(task, cfg, layout, spec):
+    CI, CO, H, W, K = B.conv_i8_dims(False, cfg)
+    OH, OW = H - 2, W - 2
+    if not (K == 3 and W == 32 and (CI in (2, 4) or CI % 8 == 0) and OH % 2 == 0):
+        return ref_conv_i8(False)(task, cfg, layout, spec)
+    G, CO8 = -(-CI // 8), -(-CO // 8)
+    shift = task.requant_shift("amdnpu", "y", cfg)
+    xa, wa, ya = addr(layout, "x"), addr(layout, "w"), addr(layout, "y")
+    blk = 320  # ten chunks per (group, row)
+    wsize = CO8 * G * 9 * 64
+    buf = B.conv_i8_tiles_addr(layout, G * H * blk + wsize)
+    wbuf = buf + G * H * blk
+    stage = B.SCRATCH
+    a = Asm()
+    a.comment(f"conv2d reference (int8, SRS by {shift}): channel-interleaved chunks, one 4x8x8 MAC per "
+              "4 pixels x 8 output channels x 8 input channels per tap")
+    B.conv_i8_setup(a, shift)
+    a.data.append("    .p2align 6")
+    a.data.append("s_unit2:")  # S2[i][i+5] = 1 (i = 0..2): units 1..3 of the high half
+    a.data.append("    .byte " + ", ".join("1" if k == i + 5 and i < 3 else "0" for i in range(4) for k in range(8)))
+    modes = {20: "r24", 21: "r25", 16: "r26", 17: "r27"}
+    for m, r in modes.items():
+        a(f"movxm {r}, #{m}")
+    # 0. zero the weight tiles (channels / output channels beyond CI / CO stay zero)
+    a("vsub.8 x10, x10, x10")
+    a(f"movxm p6, #{wbuf}")
+    for _ in range(wsize // 32):
+        a("vst wl10, [p6], #32")
+    # 1. weight tiles: tile (cog, g, t) at wbuf + ((cog * G + g) * 9 + t) * 64, B[c][co]
+    a(f"movxm p3, #{wa}")
+    a("movxm m0, #64")
+    a(f"movxm r20, #{wbuf}")
+    CO_in = min(8, CO)
+    with a.loop("r0", CO8):
+        a("mov r21, r20")
+        with a.loop("r1", CO_in):
+            for ci in range(CI):
+                g, c = divmod(ci, 8)
+                a(f"movxm r16, #{g * 576 + 8 * c}")
+                a("add r17, r21, r16")
+                a(f"mov p{4 + ci % 2}, r17")
+                for tt in range(9):
+                    rr = ("r3", "r4", "r5", "r6", "r7", "r8", "r28", "r29", "r30")[tt]
+                    a(f"lda.u8 {rr}, [p3], #1 // @w")
+                    a(f"st.s8 {rr}, [p{4 + ci % 2}], m0 // @wt")
+            a("movxm r16, #1")
+            a("add r21, r21, r16")
+        a(f"movxm r16, #{G * 576}")
+        a("add r20, r20, r16")
+    # 2. input chunks
+    a("movxm p6, #s_unit")
+    a("vlda wl8, [p6, #0]")
+    a("movxm p6, #s_unit2")
+    a("vlda wl9, [p6, #0]")
+    a(f"movxm m1, #{H * W}")
+    for g in range(G):
+        a(f"movxm r20, #{xa + 8 * g * H * W}")
+        a(f"movxm p6, #{buf + g * H * blk}")
+        with a.loop("r0", H):
+            a("mov p5, r20")
+            loaded = set()
+            for c in range(min(8, CI - 8 * g)):
+                r = 2 * ((c >> 1) & 1) + ((c >> 2) & 1)
+                a(f"vlda {'wh' if c & 1 else 'wl'}{r}, [p5], m1 // @x")
+                loaded.add(r)
+            for r in range(4):
+                if r not in loaded:
+                    a(f"vsub.8 x{r}, x{r}, x{r}")
+            res = transpose8(a, (0, 1, 2, 3), (4, 5, 6, 7), modes)
+            for q in range(8):
+                r = res[2 * ((q >> 2) & 1) + ((q >> 1) & 1)]
+                a(f"vst {'wh' if q & 1 else 'wl'}{r}, [p6], #32 // @chunks")
+            a(f"vmul cm8, x8, x{res[0]}, r9")   # chunk 0 units 1..3
+            a(f"vmul cm7, x9, x{res[0]}, r9")   # chunk 1 units 1..3
+            a("vst.srs.s8.s32 cm8, s0, [p6], #32 // @chunks")
+            a("vst.srs.s8.s32 cm7, s0, [p6], #32 // @chunks")
+            a(f"movxm r16, #{W}")
+            a("add r20, r20, r16")
+    # 3. per 8 output channels and output row: 8 accumulators (pixel groups q), G x 9 x 8 MACs
+    a(f"movxm m2, #{H * blk}")
+    a(f"movxm r22, #{wbuf}")
+    a(f"movxm r21, #{ya}")
+    with a.loop("r0", CO8):
+        a(f"movxm r20, #{buf + 128}")
+        with a.loop("r1", OH // 2):
+            for par in range(2):
+                for q in range(8):
+                    a(f"vclr cm{q}")
+                a("mov p3, r22")
+                a("mov p4, r20")
+                a(f"movxm r16, #{blk}")
+                a("add r17, r20, r16")
+                a("mov p5, r17")
+                a("add r17, r17, r16")
+                a("mov p6, r17")
+                with a.loop("r2", G):
+                    n = 0
+                    for kh in range(3):
+                        pk = ("p4", "p5", "p6")[kh]
+                        for kw in range(3):
+                            wt = 9 + (3 * kh + kw) % 3
+                            a(f"vlda wl{wt}, [p3], #32 // @wt")
+                            a(f"vlda wh{wt}, [p3], #32 // @wt")
+                            for q in range(8):
+                                d = n % 9
+                                n += 1
+                                a(f"vlda wl{d}, [{pk}, #{32 * (q + kw) - 128}] // @chunks")
+                                a(f"vmac cm{q}, cm{q}, x{d}, x{wt}, r9")
+                    for pk in ("p4", "p5", "p6"):
+                        a(f"padda [{pk}], m2")
+                # results: acc q -> register 2*q1 + q2, half q0; transpose; row co at 2*co2 + co1, half co0
+                src = (0, 1, 2, 3)
+                for q in range(8):
+                    r = src[2 * ((q >> 1) & 1) + ((q >> 2) & 1)]
+                    a(f"vsrs.s8.s32 {'wh' if q & 1 else 'wl'}{r}, cm{q}, s1")
+                res = transpose8(a, src, (4, 5, 6, 7), modes)
+                a(f"movxm p7, #{stage}")
+                for co in range(CO_in):
+                    r = res[2 * ((co >> 2) & 1) + ((co >> 1) & 1)]
+                    a(f"vst {'wh' if co & 1 else 'wl'}{r}, [p7, #{32 * co}] // @stage:{32 * co}:{32 * co + 32}")
+                a("mov r23, r21")
+                for co in range(CO_in):
+                    a("mov p1, r23")
+                    a(f"movxm p2, #{stage + 32 * co}")
+                    B.conv_i8_out_row(a, "p2", par, "p1", OW, words=True, ph="p0")
+                    if co + 1 < CO_in:
+                        a(f"movxm r16, #{OH * OW}")
+                        a("add r23, r23, r16")
+                a(f"movxm r16, #{blk}")
+                a("add r20, r20, r16")
+                a(f"movxm r16, #{OW}")
+                a("add r21, r21, r16")
+        a(f"movxm r16, #{G * 576}")
+        a("add r22, r22, r16")
+        a(f"movxm r16, #{(8 * OH - OH) * OW}")
+        a("add r21, r21, r16")
+    return schedule(a.text())
+
+
 def ref_linear(task, cfg, layout, spec):
     """y = x @ w.T + bias. w is rearranged in place into transposed MAC tiles (per 16 rows n0.. and
     16 columns k0..: the even-k and odd-k tiles of rows n0+q+4j go back into rows n0+q, +4, +8, +12),
@@ -973,7 +1139,7 @@ GENERATORS = {
     "rms_norm": ref_norm(False),
     "layer_norm": ref_norm(True),
     "linear": ref_linear,
-    "conv2d": ref_conv_i8(False),
+    "conv2d": ref_conv2d_i8,
     "depthwise_conv": ref_conv_i8(True),
     "softmax": ref_softmax,
     "gemm": ref_gemm,
