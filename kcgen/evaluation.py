@@ -200,11 +200,15 @@ def layout_for(spec: Spec, task: TaskSpec, target: str, config: str) -> Layout:
 # ---- inputs ------------------------------------------------------------------------------------------
 def draw(rng: np.random.Generator, profile: str, shape, dtype: np.dtype, scale: Optional[float] = None) -> np.ndarray:
     """Fresh values under a profile; `scale` multiplies float values before they are rounded to
-    `dtype` (integer tensors are not scaled)."""
+    `dtype` (integer tensors are not scaled: int8 ones span [-128, 127], wider ones [-32768, 32767],
+    and [-4, 4] under the small profile)."""
     n = int(np.prod(shape))
     if dtype.kind in "iu":
+        # int8 data over its whole range; wider integers (an int32 bias beside int8 dot products)
+        # over the 16-bit range, the scale of the sums they join
         info = np.iinfo(dtype)
-        lo, hi = max(info.min, -128), min(info.max, 127)
+        wide = 32767 if dtype.itemsize > 1 else 127
+        lo, hi = max(info.min, -wide - 1), min(info.max, wide)
         if profile == "small":
             lo, hi = max(lo, -4), min(hi, 4)
         v = rng.integers(lo, hi + 1, n)

@@ -199,17 +199,17 @@ def test_requantize_rounds_half_up_and_saturates():
 _RQ_TASK = taskspec.load_text(_TASK_TEXT.replace("  i32: {atol: 0, rtol: 0}", "  i32: {atol: 0, rtol: 0}\n"
                                                  "  i8: {atol: 0, rtol: 0}")
                               .replace("boom: {dtype: i32}", "boom: {dtype: i32, dtypes: {y: i8}, "
-                                                            "requant: {y: 1 + log2(N) // 6}}"), "<requant test>")
+                                                            "requant: {y: 8 + log2(N) // 6}}"), "<requant test>")
 RELU_RQ = """
-    # a0 = &x, a1 = &y, a2 = N; y = (max(x, 0) + 2) >> 2 (shift 2 at C2)
+    # a0 = &x, a1 = &y, a2 = N; y = (max(x, 0) + 256) >> 9 (shift 9 at C2; x < 2^15, so no saturation)
 loop:
     beq  a2, zero, done
     lw   t0, 0(a0)
     bge  t0, zero, keep
     li   t0, 0
 keep:
-    addi t0, t0, 2
-    srai t0, t0, 2
+    addi t0, t0, 256
+    srai t0, t0, 9
     sb   t0, 0(a1)
     addi a0, a0, 4
     addi a1, a1, 1
@@ -221,14 +221,14 @@ done:
 
 
 def test_requantised_output_passes_with_the_stated_rounding_and_fails_truncated():
-    assert _RQ_TASK.requant_shift("boom", "y", _RQ_TASK.config("boom", "C2")) == 2
+    assert _RQ_TASK.requant_shift("boom", "y", _RQ_TASK.config("boom", "C2")) == 9
     r = evaluate(RELU_RQ, SPEC, _RQ_TASK, "boom", "C2", trials=3, seed=5)
     assert r.correct, r.summary()
-    truncating = RELU_RQ.replace("    addi t0, t0, 2\n", "")
+    truncating = RELU_RQ.replace("    addi t0, t0, 256\n", "")
     r = evaluate(truncating, SPEC, _RQ_TASK, "boom", "C2", trials=3, seed=5)
     assert not r.correct and 0 < r.match_rate < 1
 
 
 def test_statement_gives_the_requant_rule():
     text = statement(_RQ_TASK, "boom", "C2", abi_layout(SPEC, _RQ_TASK, "boom", "C2"))
-    assert "y = clamp((acc + 2) >> 2, -128, 127)" in text and "rounding half up" in text
+    assert "y = clamp((acc + 256) >> 9, -128, 127)" in text and "rounding half up" in text
