@@ -51,6 +51,8 @@ isa lp "loop fast-path test machine" {
     semantics { for i in 0..64 { m[r[rs1] + i] = u32(i) } } }
   instruction TRI { syntax "tri {rd:r}, {rs1:r}"; encoding R(op=9, rd, rs1, rs2=0); unit alu; cycles 1
     semantics { for i in 0..8 { m[r[rs1] + i] = sum(k in 0..i + 1: m[r[rs1] + 64 + k]) } } }
+  instruction DMAA { syntax "dmaa {rs1:r}"; encoding R(op=11, rd=0, rs1, rs2=0); unit dma; cycles 1; latency 50
+    semantics { for i in 0..64 { a[r[rs1] + i] = bf16(1.0) } } }
   instruction HALT { syntax "halt"; encoding R(op=10, rd=0, rs1=0, rs2=0); unit alu; cycles 1; semantics { halt } }
 }
 """
@@ -182,3 +184,18 @@ def test_strided_reads_wait_only_for_the_blocks_they_touch():
     # worked out by hand: the DMA issues at 0 and lands at 50; s64 waits for it, issues at 50 and
     # is ready at 51; halt issues at 51 and is ready at 52
     assert near == 52
+
+
+@pytest.mark.parametrize("dma_at, waits", [
+    (0, True),  # the first row of the activations
+    (3 * 16, True),  # a block holding elements of the last row (act + 48 .. act + 63)
+    (256 + 15 * 16, True),  # the block of the matrix's last row (k = 15)
+    (512, False),  # a block neither operand reads
+])
+def test_matrix_waits_for_exactly_the_blocks_it_reads(dma_at, waits):
+    # act = 0 (elements 0-63, block 0), mat = 256 (elements 256-499, blocks 4-7); the DMA fills the
+    # 64 elements from dma_at (aligned down to its block: a block is marked as a whole), landing at
+    # 50. Waiting: mm issues at 50, is done at 51, halt issues at 51 and is done at 52. Not waiting:
+    # the run ends when the DMA lands, at 50.
+    got = cycles("dmaa r3\nmm r1, r2\nhalt", {1: 256, 2: 0, 3: dma_at})
+    assert got == (52 if waits else 50)
