@@ -814,6 +814,52 @@ def conv_i8_out_row(a: Asm, stage: str, n_parity: int, py: str, OW: int, words: 
             a(f"st.s16 r3, [{py}], #2 // @y")
 
 
+def conv_i8_pair_copy(a: Asm, stage: str, py: str, stage_addr: int, regs, funnel: int = 3,
+                      part: str = "all") -> None:
+    """Copy two staged rows of 30 bytes (the even row at stage, the odd one at stage + 32) to py,
+    4-aligned (60 bytes, post-incremented): seven words of the even row, a word of its last two
+    bytes and the odd row's first two, then the odd row's bytes 2..29: the first `funnel` words
+    joined from two word loads (W_m >> 16 | W_m+1 << 16), the rest from halfword pairs (the mix
+    balances the load unit and the ALU). regs: at least 27 scalar registers, one per value (so a
+    list scheduler can overlap everything). part: "loads", "rest" or "all" (the loads can be
+    emitted ahead of other work). Uses p0, r13 = 16 and r18 = -16."""
+    regs = list(regs)
+    assert len(regs) >= 27
+    ev, e7, o = regs[0:7], regs[7], regs[8:8 + funnel + 1]
+    k = 8 + funnel + 1
+    pairs = [(regs[k + 2 * i], regs[k + 2 * i + 1]) for i in range(7 - funnel)]
+    k += 2 * (7 - funnel)
+    tmp = regs[k:]
+    if part in ("loads", "all"):
+        for m in range(funnel + 1):
+            a(f"lda {o[m]}, [{stage}, #{32 + 4 * m}] // @stage:32:64")
+        a(f"movxm p0, #{stage_addr + 34 + 4 * funnel}")
+        for lo, hi in pairs:
+            a(f"lda.u16 {lo}, [p0], #2 // @stage:32:64")
+            a(f"lda.u16 {hi}, [p0], #2 // @stage:32:64")
+        a(f"lda {e7}, [{stage}, #28] // @stage:0:32")
+        for m in range(7):
+            a(f"lda {ev[m]}, [{stage}, #{4 * m}] // @stage:0:32")
+    if part in ("rest", "all"):
+        for m in range(7):
+            a(f"st {ev[m]}, [{py}], #4 // @y")
+        a(f"lshl {e7}, {e7}, r13")
+        a(f"lshl {e7}, {e7}, r18")
+        a(f"lshl {tmp[0]}, {o[0]}, r13")
+        a(f"or {e7}, {e7}, {tmp[0]}")
+        a(f"st {e7}, [{py}], #4 // @y")
+        for m in range(funnel):
+            lo, hi = tmp[1 + 2 * m], tmp[2 + 2 * m]
+            a(f"lshl {lo}, {o[m]}, r18")
+            a(f"lshl {hi}, {o[m + 1]}, r13")
+            a(f"or {lo}, {lo}, {hi}")
+            a(f"st {lo}, [{py}], #4 // @y")
+        for lo, hi in pairs:
+            a(f"lshl {hi}, {hi}, r13")
+            a(f"or {lo}, {lo}, {hi}")
+            a(f"st {lo}, [{py}], #4 // @y")
+
+
 def gen_conv_i8(depthwise: bool):
     """The template: per output channel its band tiles, then per output row and input channel
     and kernel row one shift MAC (A'), and the two band MACs; the row leaves through staging,

@@ -666,6 +666,96 @@ def ref_conv_i8(depthwise: bool, R: int = 4):
     return gen
 
 
+def ref_depthwise_i8(task, cfg, layout, spec):
+    """depthwise_conv, int8: the baseline's band-matrix MACs (no channel reduction to fill the MAC
+    with) in blocks of two output rows, software-pipelined: all band tiles are built first, then
+    each block's bundles also carry the copy of the previous block's two rows (60 contiguous bytes
+    of y, a 4-aligned word stream: the even row's words, a word joining the rows, the odd row's
+    halfword pairs) from the staging buffer, so the copies run beside the MACs."""
+    C, H, W, K = cfg["C"], cfg["H"], cfg["W"], cfg["K"]
+    OH, OW = H - 2, W - 2
+    if not (K == 3 and W == 32 and OH % 2 == 0):
+        return ref_conv_i8(True)(task, cfg, layout, spec)
+    shift = task.requant_shift("amdnpu", "y", cfg)
+    xa, wa, ya = addr(layout, "x"), addr(layout, "w"), addr(layout, "y")
+    tsize = C * 3 * 96
+    tiles = B.conv_i8_tiles_addr(layout, tsize)
+    assert tiles + tsize <= ya - 2 * OW  # the pipeline's first (empty) copy lands just below y
+    stage = B.SCRATCH
+    a = Asm()
+    a.comment(f"depthwise_conv reference (int8, SRS by {shift}): band-matrix MACs, two-row blocks, "
+              "the previous block's copy-out in the same bundles")
+    B.conv_i8_setup(a, shift)
+    a("vsub.8 x10, x10, x10")
+    a(f"movxm p6, #{tiles}")
+    for _ in range(tsize // 32):
+        a("vst wl10, [p6], #32")
+    a("movxm p6, #s_unit")
+    a("vlda wl11, [p6, #0]")
+    for r in (3, 4, 5):
+        a(f"vsub.8 x{r}, x{r}, x{r}")  # wh3..wh5 stay zero: rows 4..7 of the B1 tiles
+    tile_regs = [("r3", "r4", "r5", "r6", "r7", "r8", "r28", "r29"),
+                 ("r17", "r19", "r21", "r22", "r23", "r24", "r25", "r26")]
+    a(f"movxm p3, #{wa}")
+    a(f"movxm p4, #{tiles}")
+    with a.loop("r1", C):
+        a("mov p5, p4")
+        a("padda [p5], #96")
+        a("mov p6, p4")
+        a("padda [p6], #192")
+        for kh in range(3):
+            B.conv_i8_tile(a, "p3", ("p4", "p5", "p6")[kh], 0, tile_regs[kh % 2])
+        a(f"padda [p4], #{3 * 96}")
+    a(f"movxm m6, #{W}")
+    a(f"movxm p1, #{ya - 2 * OW}")
+    a(f"movxm p2, #{xa}")
+    a(f"movxm p4, #{tiles + 128}")
+    a(f"movxm p7, #{stage}")
+
+    pool = ["r1", "r3", "r4", "r5", "r6", "r7", "r8", "r10", "r11", "r16", "r17", "r19", "r20"] + \
+        [f"r{i}" for i in range(21, 32)]
+    pool += pool[:3]  # 27 values over 24 registers
+
+    def copy_prev(part="all"):
+        B.conv_i8_pair_copy(a, "p7", "p1", stage, pool, part=part)
+
+    with a.loop("r0", C):
+        for kh in range(3):  # this channel's band tiles, in registers for all its blocks
+            a(f"vlda wl{kh}, [p4, #{96 * kh - 128}] // @tiles")
+            a(f"vlda wh{kh}, [p4, #{96 * kh - 96}] // @tiles")
+            a(f"vlda wl{3 + kh}, [p4, #{96 * kh - 64}] // @tiles")
+        with a.loop("r2", OH // 2):
+            a("mov p5, p2")
+            a(f"padda [p2], #{2 * W}")
+            rowreg = (6, 8, 10, 6)  # row 3 reuses row 0's register (loaded once row 0 is done)
+            for tt in range(3):
+                a(f"vlda wl{rowreg[tt]}, [p5], m6 // @x")
+            copy_prev("loads")
+            for tt in range(4):
+                d = rowreg[tt]
+                s, c = (7, 7) if tt % 2 == 0 else (9, 8)
+                if tt == 1:
+                    a(f"vlda wl{rowreg[3]}, [p5], m6 // @x")
+                a(f"vmul cm{c}, x11, x{d}, r9")
+                a(f"vsrs.s8.s32 wl{s}, cm{c}, s0")
+                for kh in range(3):
+                    r = tt - kh
+                    if 0 <= r < 2:
+                        first = (tt == 0 and r == 0) or (tt == 1 and r == 1)
+                        if first:
+                            a(f"vmul cm{r}, x{d}, x{kh}, r9")
+                        else:
+                            a(f"vmac cm{r}, cm{r}, x{d}, x{kh}, r9")
+                        a(f"vmac cm{r}, cm{r}, x{s}, x{3 + kh}, r9")
+            for r in range(2):
+                a(f"vst.srs.s8.s32 cm{r}, s1, [p7, #{32 * r}] // @stage:{32 * r}:{32 * r + 32}")
+            copy_prev("rest")  # (after the MACs and SRS: the list scheduler serves them first)
+        a(f"padda [p2], #{2 * W}")
+        a(f"padda [p4], #{3 * 96}")
+    copy_prev()
+    return schedule(a.text())
+
+
 # conv2d in int8 on channel-interleaved tiles (the layout the published AIE conv2dk3 kernel takes):
 # the input is rearranged once, per 8-channel group g and row h, into ten 32-byte chunks: chunk q
 # (q = 0..7) holds pixels q, q+8, q+16, q+24 times the group's 8 channels (lane 8m + c), chunks 8
@@ -1140,7 +1230,7 @@ GENERATORS = {
     "layer_norm": ref_norm(True),
     "linear": ref_linear,
     "conv2d": ref_conv2d_i8,
-    "depthwise_conv": ref_conv_i8(True),
+    "depthwise_conv": ref_depthwise_i8,
     "softmax": ref_softmax,
     "gemm": ref_gemm,
     "batch_matmul": ref_batch_matmul,
