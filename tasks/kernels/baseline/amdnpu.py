@@ -860,6 +860,33 @@ def conv_i8_pair_copy(a: Asm, stage: str, py: str, stage_addr: int, regs, funnel
             a(f"st {lo}, [{py}], #4 // @y")
 
 
+def conv_i8_pair_copy_words(a: Asm, stage: str, py: str, regs) -> None:
+    """conv_i8_pair_copy with every word of the odd row joined from two word loads (W_m >> 16 |
+    W_m+1 << 16): word loads only, so `stage` may be any pointer. regs: 16 scalar registers (the
+    even row's words, reused as temporaries, the word joining the rows, the odd row's words).
+    Uses r13 = 16 and r18 = -16."""
+    ev, e7, o = list(regs[0:7]), regs[7], list(regs[8:16])
+    for m in range(8):
+        a(f"lda {o[m]}, [{stage}, #{32 + 4 * m}] // @stage:32:64")
+    a(f"lda {e7}, [{stage}, #28] // @stage:0:32")
+    for m in range(7):
+        a(f"lda {ev[m]}, [{stage}, #{4 * m}] // @stage:0:32")
+    for m in range(7):
+        a(f"st {ev[m]}, [{py}], #4 // @y")
+    tmp = ev[:3]
+    a(f"lshl {e7}, {e7}, r13")
+    a(f"lshl {e7}, {e7}, r18")
+    a(f"lshl {tmp[0]}, {o[0]}, r13")
+    a(f"or {e7}, {e7}, {tmp[0]}")
+    a(f"st {e7}, [{py}], #4 // @y")
+    for m in range(7):
+        tm = tmp[(m + 1) % 3]
+        a(f"lshl {tm}, {o[m + 1]}, r13")
+        a(f"lshl {o[m]}, {o[m]}, r18")
+        a(f"or {o[m]}, {o[m]}, {tm}")
+        a(f"st {o[m]}, [{py}], #4 // @y")
+
+
 def gen_conv_i8(depthwise: bool):
     """The template: per output channel its band tiles, then per output row and input channel
     and kernel row one shift MAC (A'), and the two band MACs; the row leaves through staging,

@@ -811,27 +811,42 @@ def ref_conv2d_i8(task, cfg, layout, spec):
     a(f"movxm p6, #{wbuf}")
     for _ in range(wsize // 32):
         a("vst wl10, [p6], #32")
-    # 1. weight tiles: tile (cog, g, t) at wbuf + ((cog * G + g) * 9 + t) * 64, B[c][co]
-    a(f"movxm p3, #{wa}")
-    a("movxm m0, #64")
-    a(f"movxm r20, #{wbuf}")
+    # 1. weight tiles: tile (cog, g, t) at wbuf + ((cog * G + g) * 9 + t) * 64, B[c][co]; each word
+    #    (four output channels) joined from four byte loads (one pointer per output channel)
     CO_in = min(8, CO)
+    a("movxm m0, #64")
+    a(f"movxm m1, #{576 - 8 * min(8, CI)}")
+    a(f"movxm r20, #{wbuf}")
+    a(f"movxm r21, #{wa}")
     with a.loop("r0", CO8):
-        a("mov r21, r20")
-        with a.loop("r1", CO_in):
-            for ci in range(CI):
-                g, c = divmod(ci, 8)
-                a(f"movxm r16, #{g * 576 + 8 * c}")
+        for half in range(CO_in // 4):
+            for j in range(4):
+                a(f"movxm r16, #{(4 * half + j) * CI * 9}")
                 a("add r17, r21, r16")
-                a(f"mov p{4 + ci % 2}, r17")
-                for tt in range(9):
-                    rr = ("r3", "r4", "r5", "r6", "r7", "r8", "r28", "r29", "r30")[tt]
-                    a(f"lda.u8 {rr}, [p3], #1 // @w")
-                    a(f"st.s8 {rr}, [p{4 + ci % 2}], m0 // @wt")
-            a("movxm r16, #1")
-            a("add r21, r21, r16")
+                a(f"mov p{3 + j}, r17")
+            a("mov p7, r20")
+            if half:
+                a("padda [p7], #4")
+            with a.loop("r1", G):
+                with a.loop("r2", min(8, CI)):
+                    a("mov p0, p7")
+                    for tt in range(9):
+                        b = [("r3", "r4", "r5", "r6"), ("r7", "r8", "r10", "r11"), ("r28", "r29", "r30", "r31")][tt % 3]
+                        for j in range(4):
+                            a(f"lda.u8 {b[j]}, [p{3 + j}], #1 // @w")
+                        a(f"lshl {b[1]}, {b[1]}, r12")
+                        a(f"lshl {b[2]}, {b[2]}, r13")
+                        a(f"lshl {b[3]}, {b[3]}, r14")
+                        a(f"or {b[0]}, {b[0]}, {b[1]}")
+                        a(f"or {b[2]}, {b[2]}, {b[3]}")
+                        a(f"or {b[0]}, {b[0]}, {b[2]}")
+                        a(f"st {b[0]}, [p0], m0 // @wt")
+                    a("padda [p7], #8")
+                a("padda [p7], m1")
         a(f"movxm r16, #{G * 576}")
         a("add r20, r20, r16")
+        a(f"movxm r16, #{8 * CI * 9}")
+        a("add r21, r21, r16")
     # 2. input chunks
     a("movxm p6, #s_unit")
     a("vlda wl8, [p6, #0]")
@@ -861,10 +876,28 @@ def ref_conv2d_i8(task, cfg, layout, spec):
             a("vst.srs.s8.s32 cm7, s0, [p6], #32 // @chunks")
             a(f"movxm r16, #{W}")
             a("add r20, r20, r16")
-    # 3. per 8 output channels and output row: 8 accumulators (pixel groups q), G x 9 x 8 MACs
+    # 3. per 8 output channels and output row: 8 accumulators (pixel groups q), G x 9 x 8 MACs.
+    # The rows of output channel co at oh, oh + 1 are 60 contiguous bytes of y (a 4-aligned word
+    # stream); they are staged at stage + 64 co and copied out during the next row pair's
+    # even-row MAC loop (software pipelining; k = CO_in / G pairs per g iteration), the last ones
+    # after the loops. The pipeline's first copies write unused memory just below y and the
+    # places of rows written correctly later.
+    assert wbuf + wsize <= ya - 2 * OW
+    k = CO_in // G
+    cregs = ("r3", "r4", "r5", "r6", "r7", "r8", "r10", "r11", "r12", "r14", "r15", "r16", "r17",
+             "r19", "r28", "r29")
     a(f"movxm m2, #{H * blk}")
+    a(f"movxm m3, #{OH * OW - 2 * OW}")
     a(f"movxm r22, #{wbuf}")
     a(f"movxm r21, #{ya}")
+    a(f"movxm r23, #{ya - 2 * OW}")
+
+    def pair_copies(n):
+        for _ in range(n):
+            B.conv_i8_pair_copy_words(a, "p2", "p1", cregs)
+            a("padda [p1], m3")
+            a("padda [p2], #64")
+
     with a.loop("r0", CO8):
         a(f"movxm r20, #{buf + 128}")
         with a.loop("r1", OH // 2):
@@ -873,11 +906,15 @@ def ref_conv2d_i8(task, cfg, layout, spec):
                     a(f"vclr cm{q}")
                 a("mov p3, r22")
                 a("mov p4, r20")
-                a(f"movxm r16, #{blk}")
-                a("add r17, r20, r16")
-                a("mov p5, r17")
-                a("add r17, r17, r16")
-                a("mov p6, r17")
+                a(f"movxm r30, #{blk}")
+                a("add r31, r20, r30")
+                a("mov p5, r31")
+                a("add r31, r31, r30")
+                a("mov p6, r31")
+                if par == 0:
+                    a("mov p1, r23")
+                    a(f"movxm p2, #{stage}")
+                    a("mov r23, r21")
                 with a.loop("r2", G):
                     n = 0
                     for kh in range(3):
@@ -893,6 +930,8 @@ def ref_conv2d_i8(task, cfg, layout, spec):
                                 a(f"vmac cm{q}, cm{q}, x{d}, x{wt}, r9")
                     for pk in ("p4", "p5", "p6"):
                         a(f"padda [{pk}], m2")
+                    if par == 0:
+                        pair_copies(k)
                 # results: acc q -> register 2*q1 + q2, half q0; transpose; row co at 2*co2 + co1, half co0
                 src = (0, 1, 2, 3)
                 for q in range(8):
@@ -902,23 +941,19 @@ def ref_conv2d_i8(task, cfg, layout, spec):
                 a(f"movxm p7, #{stage}")
                 for co in range(CO_in):
                     r = res[2 * ((co >> 2) & 1) + ((co >> 1) & 1)]
-                    a(f"vst {'wh' if co & 1 else 'wl'}{r}, [p7, #{32 * co}] // @stage:{32 * co}:{32 * co + 32}")
-                a("mov r23, r21")
-                for co in range(CO_in):
-                    a("mov p1, r23")
-                    a(f"movxm p2, #{stage + 32 * co}")
-                    B.conv_i8_out_row(a, "p2", par, "p1", OW, words=True, ph="p0")
-                    if co + 1 < CO_in:
-                        a(f"movxm r16, #{OH * OW}")
-                        a("add r23, r23, r16")
-                a(f"movxm r16, #{blk}")
-                a("add r20, r20, r16")
-                a(f"movxm r16, #{OW}")
-                a("add r21, r21, r16")
-        a(f"movxm r16, #{G * 576}")
-        a("add r22, r22, r16")
-        a(f"movxm r16, #{(8 * OH - OH) * OW}")
-        a("add r21, r21, r16")
+                    o = 64 * co + 32 * par
+                    a(f"vst {'wh' if co & 1 else 'wl'}{r}, [p7, #{o}] // @stage:{o}:{o + 32}")
+                a(f"movxm r30, #{blk}")
+                a("add r20, r20, r30")
+            a(f"movxm r30, #{2 * OW}")
+            a("add r21, r21, r30")
+        a(f"movxm r30, #{G * 576}")
+        a("add r22, r22, r30")
+        a(f"movxm r30, #{(8 * OH - OH) * OW}")
+        a("add r21, r21, r30")
+    a("mov p1, r23")
+    a(f"movxm p2, #{stage}")
+    pair_copies(CO_in)
     return schedule(a.text())
 
 
