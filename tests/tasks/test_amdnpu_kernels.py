@@ -38,3 +38,23 @@ def test_both_kernels_exist_and_assemble(spec, asm, task_name):
             if kind == "reference":
                 packed |= any(len(p.ops) > 1 for p in program.placed)
     assert packed, f"{task_name}: the reference never issues two slots in one bundle"
+
+
+@pytest.mark.parametrize("task_name", ["conv2d", "depthwise_conv"])
+def test_convolutions_are_int8_with_shift_round_saturate(spec, task_name):
+    """The published AIE-ML convolution kernels are int8 with 32-bit accumulators and an SRS
+    output: amdnpu's conv2d and depthwise_conv are int8, requantised (round half up = crrnd 9,
+    positive_inf; saturating), and both kernels use the int8 MAC and the 8-bit SRS."""
+    task = taskspec.find(task_name)
+    use = task.targets["amdnpu"]
+    assert use.dtype == "i8" and not use.dtypes and set(use.requant) == {"y"}
+    for config in taskspec.CONFIGS:
+        shift = task.requant_shift("amdnpu", "y", task.config("amdnpu", config))
+        assert 9 <= shift <= 11, (config, shift)
+        layout = layout_for(spec, task, "amdnpu", config)
+        for kind in kernels.KINDS:
+            text = kernels.find(kind, spec, task, "amdnpu", config, layout).text
+            assert "movxm crrnd, #9" in text and "movxm crsat, #1" in text, (kind, config)
+            assert f"movxm s1, #{shift}" in text, (kind, config)
+            assert "movxm r9, #776" in text and "vmac cm" in text, (kind, config)  # 0x308: int8 x int8
+            assert ".srs.s8.s32" in text or "vsrs.s8.s32" in text, (kind, config)

@@ -585,8 +585,9 @@ def gen_norm(layer: bool):
 
 # ---- convolutions ------------------------------------------------------------------------------------
 def gen_conv(depthwise: bool, rename: bool = False):
-    """Direct convolution (stride 1, no padding, K = 3) with the input rows 32-byte aligned
-    (W = 16 or 32, see the amdnpu configs). For one output row step, A = 32 consecutive inputs of
+    """bf16 direct convolution (stride 1, no padding, K = 3) with the input rows 32-byte aligned
+    (W = 16 or 32): the Level-3 conv_block's template (tasks/kernels/baseline/amdnpu/conv_block.py;
+    the Level-1 conv2d and depthwise_conv are int8, gen_conv_i8). For one output row step, A = 32 consecutive inputs of
     row oh+kh (4 MAC rows of 8) and A' = the same shifted by 4 elements (two selection MACs);
     B = the 8x4 band matrix of the weight row kh (B[k][j] = w[kh][k-j]), so A x B gives outputs
     8i+j and A' x B outputs 8i+4+j. The output rows (W-2 wide) are not 32-byte aligned, so the

@@ -21,7 +21,8 @@ What changes against the baseline:
 * Numerics are the baseline's (the same piecewise-linear transcendental functions, the same
   fp32 accumulation), so the reference is exactly as accurate.
 * conv2d and depthwise_conv are int8 (exact 32-bit sums, one shift-round-saturate): see
-  ref_conv_i8.
+  ref_conv2d_i8 (channel-interleaved chunks, every MAC lane useful) and ref_depthwise_i8 (the
+  baseline's band matrices, software-pipelined).
 """
 from __future__ import annotations
 
@@ -547,125 +548,6 @@ def ref_softmax(task, cfg, layout, spec):
     return schedule(a.text())
 
 
-def ref_conv(depthwise: bool):
-    gen_body = B.gen_conv(depthwise, rename=True)
-
-    def gen(task, cfg, layout, spec):
-        a = Asm()
-        gen_body(a, cfg, layout)
-        return schedule(a.text())
-    return gen
-
-
-def ref_conv_i8(depthwise: bool, R: int = 4):
-    """int8 conv2d / depthwise_conv: the baseline's band-matrix formulation (see
-    tasks/kernels/baseline/amdnpu.py, int8 convolutions), restructured: blocks of R output rows
-    (R accumulators), so that each input row's shift MAC and its load serve up to three output
-    rows; per input channel the six band tiles are loaded once per block (for depthwise_conv once
-    per channel); the input channel loop is unrolled by two; the tiles are built with renamed
-    registers; results leave through vst.srs and word copies (halfword pairs joined into words
-    for the rows that start at 2 mod 4). Everything packed by the list scheduler."""
-    def gen(task, cfg, layout, spec):
-        CI, CO, H, W, K = B.conv_i8_dims(depthwise, cfg)
-        assert K == 3 and W == 32, (K, W)
-        OH, OW = H - 2, W - 2
-        assert OH % 2 == 0 and R % 2 == 0
-        shift = task.requant_shift("amdnpu", "y", cfg)
-        tsize = CI * 3 * 96
-        tiles = B.conv_i8_tiles_addr(layout, tsize)
-        xa, wa, ya = addr(layout, "x"), addr(layout, "w"), addr(layout, "y")
-        a = Asm()
-        a.comment(("depthwise_conv" if depthwise else "conv2d") + f" reference (int8, SRS by {shift}): "
-                  f"band-matrix MACs, {R}-row blocks, packed")
-        B.conv_i8_setup(a, shift)
-        a("vsub.8 x10, x10, x10")
-        a(f"movxm p6, #{tiles}")
-        for _ in range(tsize // 32):
-            a("vst wl10, [p6], #32")
-        a("movxm p6, #s_unit")
-        a("vlda wl11, [p6, #0]")
-        for r in (3, 4, 5):
-            a(f"vsub.8 x{r}, x{r}, x{r}")  # wh3..wh5 stay zero: rows 4..7 of the B1 tiles
-        a(f"movxm m6, #{W}")
-        a(f"movxm m7, #{H * W}")
-        a(f"movxm p3, #{wa}")
-        a(f"movxm p1, #{ya}")
-        a(f"movxm r20, #{xa}")
-        a(f"movxm p7, #{B.SCRATCH}")
-        # scalar registers: r0 co loop, r1 tile loop, r2 block loop, r10 ci loop, r11 the block's
-        # first input row, r16 a temporary, r9 / r12-r15 / r18 / r20 the setup's constants
-        tile_regs = [("r3", "r4", "r5", "r6", "r7", "r8", "r28", "r29"),
-                     ("r17", "r19", "r21", "r22", "r23", "r24", "r25", "r26")]
-
-        def load_tiles():
-            for kh in range(3):
-                a(f"vlda wl{kh}, [p4], #32 // @tiles")
-                a(f"vlda wh{kh}, [p4], #32 // @tiles")
-                a(f"vlda wl{3 + kh}, [p4], #32 // @tiles")
-
-        def rows(Rb):
-            a("mov p5, p2")
-            a("padda [p2], m7")
-            for tt in range(Rb + 2):
-                d, s, c = (6, 7, 7) if tt % 2 == 0 else (8, 9, 8)
-                a(f"vlda wl{d}, [p5], m6 // @x")
-                a(f"vmul cm{c}, x11, x{d}, r9")
-                a(f"vsrs.s8.s32 wl{s}, cm{c}, s0")
-                for kh in range(3):
-                    r = tt - kh
-                    if 0 <= r < Rb:
-                        a(f"vmac cm{r}, cm{r}, x{d}, x{kh}, r9")
-                        a(f"vmac cm{r}, cm{r}, x{s}, x{3 + kh}, r9")
-
-        def block(Rb):
-            for r in range(Rb):
-                a(f"vclr cm{r}")
-            a("mov p2, r11")  # this block's first input row (channel 0 or this channel)
-            if depthwise:
-                rows(Rb)
-            else:
-                a(f"movxm p4, #{tiles}")
-                U = 2 if CI % 2 == 0 else 1
-                with a.loop("r10", CI // U):
-                    for _ in range(U):
-                        load_tiles()
-                        rows(Rb)
-            for r in range(Rb):
-                a(f"vst.srs.s8.s32 cm{r}, s1, [p7, #{32 * r}] // @stage:{32 * r}:{32 * r + 32}")
-            for r in range(Rb):
-                a(f"mov p6, p7")
-                if r:
-                    a(f"padda [p6], #{32 * r}")
-                B.conv_i8_out_row(a, "p6", r % 2, "p1", OW, words=True, ph="p0")
-            a(f"movxm r16, #{W * Rb}")
-            a("add r11, r11, r16")
-
-        with a.loop("r0", CO):
-            a(f"movxm p4, #{tiles}")
-            with a.loop("r1", CI):
-                a("mov p5, p4")
-                a("padda [p5], #96")
-                a("mov p6, p4")
-                a("padda [p6], #192")
-                for kh in range(3):
-                    B.conv_i8_tile(a, "p3", ("p4", "p5", "p6")[kh], 0, tile_regs[kh % 2])
-                a(f"padda [p4], #{3 * 96}")
-            if depthwise:
-                a(f"movxm p4, #{tiles}")
-                load_tiles()
-            a("mov r11, r20")
-            if OH // R:
-                with a.loop("r2", OH // R):
-                    block(R)
-            if OH % R:
-                block(OH % R)
-            if depthwise:
-                a(f"movxm r16, #{H * W}")
-                a("add r20, r20, r16")
-        return schedule(a.text())
-    return gen
-
-
 def ref_depthwise_i8(task, cfg, layout, spec):
     """depthwise_conv, int8: the baseline's band-matrix MACs (no channel reduction to fill the MAC
     with) in blocks of two output rows, software-pipelined: all band tiles are built first, then
@@ -675,7 +557,7 @@ def ref_depthwise_i8(task, cfg, layout, spec):
     C, H, W, K = cfg["C"], cfg["H"], cfg["W"], cfg["K"]
     OH, OW = H - 2, W - 2
     if not (K == 3 and W == 32 and OH % 2 == 0):
-        return ref_conv_i8(True)(task, cfg, layout, spec)
+        return gen_scheduled(task.name)(task, cfg, layout, spec)  # (the scheduled baseline)
     shift = task.requant_shift("amdnpu", "y", cfg)
     xa, wa, ya = addr(layout, "x"), addr(layout, "w"), addr(layout, "y")
     tsize = C * 3 * 96
@@ -787,7 +669,7 @@ def ref_conv2d_i8(task, cfg, layout, spec):
     CI, CO, H, W, K = B.conv_i8_dims(False, cfg)
     OH, OW = H - 2, W - 2
     if not (K == 3 and W == 32 and (CI in (2, 4) or CI % 8 == 0) and OH % 2 == 0):
-        return ref_conv_i8(False)(task, cfg, layout, spec)
+        return gen_scheduled(task.name)(task, cfg, layout, spec)  # (the scheduled baseline)
     G, CO8 = -(-CI // 8), -(-CO // 8)
     shift = task.requant_shift("amdnpu", "y", cfg)
     xa, wa, ya = addr(layout, "x"), addr(layout, "w"), addr(layout, "y")
