@@ -888,6 +888,30 @@ def conv_i8_pair_copy_words(a: Asm, stage: str, py: str, regs) -> None:
         a(f"st {o[m]}, [{py}], #4 // @y")
 
 
+def conv_i8_pair_copy_shifted(a: Asm, stage: str, py: str, regs) -> None:
+    """Copy a staged row pair to py (60 bytes, 4-aligned, post-incremented) when the odd row is
+    staged two lanes up (lane = pixel + 2, at stage + 32): the even row's seven words, a word of
+    its bytes 28-29 and the odd row's 0-1, then the odd row's seven words, all aligned word loads.
+    regs: 16 scalar registers. Uses r13 = 16 and r18 = -16."""
+    ev, e7, o0, od = list(regs[0:7]), regs[7], regs[8], list(regs[9:16])
+    for m in range(7):
+        a(f"lda {ev[m]}, [{stage}, #{4 * m}] // @stage:0:32")
+    a(f"lda {e7}, [{stage}, #28] // @stage:0:32")
+    a(f"lda {o0}, [{stage}, #32] // @stage:32:64")
+    for m in range(7):
+        a(f"lda {od[m]}, [{stage}, #{36 + 4 * m}] // @stage:32:64")
+    for m in range(7):
+        a(f"st {ev[m]}, [{py}], #4 // @y")
+    a(f"lshl {e7}, {e7}, r13")
+    a(f"lshl {e7}, {e7}, r18")
+    a(f"lshl {o0}, {o0}, r18")
+    a(f"lshl {o0}, {o0}, r13")
+    a(f"or {e7}, {e7}, {o0}")
+    a(f"st {e7}, [{py}], #4 // @y")
+    for m in range(7):
+        a(f"st {od[m]}, [{py}], #4 // @y")
+
+
 def gen_conv_i8(depthwise: bool):
     """The template: per output channel its band tiles, then per output row and input channel
     and kernel row one shift MAC (A'), and the two band MACs; the row leaves through staging,

@@ -673,11 +673,12 @@ def ref_conv2d_i8(task, cfg, layout, spec):
     G, CO8 = -(-CI // 8), -(-CO // 8)
     shift = task.requant_shift("amdnpu", "y", cfg)
     xa, wa, ya = addr(layout, "x"), addr(layout, "w"), addr(layout, "y")
-    blk = 320  # ten chunks per (group, row)
+    blk = 384  # twelve chunks per (group, row)
     wsize = CO8 * G * 9 * 64
-    buf = B.conv_i8_tiles_addr(layout, G * H * blk + wsize)
-    wbuf = buf + G * H * blk
-    stage = B.SCRATCH
+    buf = B.conv_i8_tiles_addr(layout, G * H * blk)
+    stage = B.SCRATCH  # two buffers of eight row pairs of 64 bytes (this row pair's, the previous one's)
+    wbuf = stage + 1024  # the weight tiles in scratch
+    assert wbuf + wsize <= 0x10000
     a = Asm()
     a.comment(f"conv2d reference (int8, SRS by {shift}): channel-interleaved chunks, one 4x8x8 MAC per "
               "4 pixels x 8 output channels x 8 input channels per tap")
@@ -685,9 +686,13 @@ def ref_conv2d_i8(task, cfg, layout, spec):
     a.data.append("    .p2align 6")
     a.data.append("s_unit2:")  # S2[i][i+5] = 1 (i = 0..2): units 1..3 of the high half
     a.data.append("    .byte " + ", ".join("1" if k == i + 5 and i < 3 else "0" for i in range(4) for k in range(8)))
-    modes = {20: "r24", 21: "r25", 16: "r26", 17: "r27"}
-    for m, r in modes.items():
-        a(f"movxm {r}, #{m}")
+    a.data.append("    .p2align 6")
+    a.data.append("s_down:")  # S3[i][i-1] = 1 (i = 1..3): units 0..2 of the low half, one row down
+    a.data.append("    .byte " + ", ".join("1" if k == i - 1 and i > 0 else "0" for i in range(4) for k in range(8)))
+    a.data.append("    .p2align 6")
+    a.data.append("s_down2:")  # S4[i][i+3] = 1 (i = 1..3): units 0..2 of the high half, one row down
+    a.data.append("    .byte " + ", ".join("1" if k == i + 3 and i > 0 else "0" for i in range(4) for k in range(8)))
+    modes = {20: "r24", 21: "r25", 16: "r26", 17: "r27"}  # (set after the weight tiles)
     # 0. zero the weight tiles (channels / output channels beyond CI / CO stay zero)
     a("vsub.8 x10, x10, x10")
     a(f"movxm p6, #{wbuf}")
@@ -712,10 +717,17 @@ def ref_conv2d_i8(task, cfg, layout, spec):
             with a.loop("r1", G):
                 with a.loop("r2", min(8, CI)):
                     a("mov p0, p7")
+                    sets = [("r3", "r4", "r5", "r6"), ("r7", "r8", "r10", "r11"), ("r19", "r22", "r23", "r24"),
+                            ("r25", "r26", "r27", "r28"), ("r29", "r30", "r31", "r17")]
                     for tt in range(9):
-                        b = [("r3", "r4", "r5", "r6"), ("r7", "r8", "r10", "r11"), ("r28", "r29", "r30", "r31")][tt % 3]
+                        b = sets[tt % len(sets)]
                         for j in range(4):
                             a(f"lda.u8 {b[j]}, [p{3 + j}], #1 // @w")
+                        if tt in (2, 6):  # byte stores (load unit A) for two of the nine: balances the ALU
+                            for j in range(4):
+                                a(f"st.s8 {b[j]}, [p0], #1 // @wt")
+                            a("padda [p0], #60")
+                            continue
                         a(f"lshl {b[1]}, {b[1]}, r12")
                         a(f"lshl {b[2]}, {b[2]}, r13")
                         a(f"lshl {b[3]}, {b[3]}, r14")
@@ -729,11 +741,17 @@ def ref_conv2d_i8(task, cfg, layout, spec):
         a("add r20, r20, r16")
         a(f"movxm r16, #{8 * CI * 9}")
         a("add r21, r21, r16")
+    for m, r in modes.items():
+        a(f"movxm {r}, #{m}")
     # 2. input chunks
     a("movxm p6, #s_unit")
     a("vlda wl8, [p6, #0]")
     a("movxm p6, #s_unit2")
     a("vlda wl9, [p6, #0]")
+    a("movxm p6, #s_down")
+    a("vlda wl10, [p6, #0]")
+    a("movxm p6, #s_down2")
+    a("vlda wl11, [p6, #0]")
     a(f"movxm m1, #{H * W}")
     for g in range(G):
         a(f"movxm r20, #{xa + 8 * g * H * W}")
@@ -754,18 +772,23 @@ def ref_conv2d_i8(task, cfg, layout, spec):
                 a(f"vst {'wh' if q & 1 else 'wl'}{r}, [p6], #32 // @chunks")
             a(f"vmul cm8, x8, x{res[0]}, r9")   # chunk 0 units 1..3
             a(f"vmul cm7, x9, x{res[0]}, r9")   # chunk 1 units 1..3
+            a(f"vmul cm6, x10, x{res[3]}, r9")  # chunk 6 units 0..2, one row down (pixels -2, 6, 14, 22)
+            a(f"vmul cm5, x11, x{res[3]}, r9")  # chunk 7 likewise (pixels -1, 7, 15, 23)
             a("vst.srs.s8.s32 cm8, s0, [p6], #32 // @chunks")
             a("vst.srs.s8.s32 cm7, s0, [p6], #32 // @chunks")
+            a("vst.srs.s8.s32 cm6, s0, [p6], #32 // @chunks")
+            a("vst.srs.s8.s32 cm5, s0, [p6], #32 // @chunks")
             a(f"movxm r16, #{W}")
             a("add r20, r20, r16")
     # 3. per 8 output channels and output row: 8 accumulators (pixel groups q), G x 9 x 8 MACs.
     # The rows of output channel co at oh, oh + 1 are 60 contiguous bytes of y (a 4-aligned word
-    # stream); they are staged at stage + 64 co and copied out during the next row pair's
-    # even-row MAC loop (software pipelining; k = CO_in / G pairs per g iteration), the last ones
-    # after the loops. The pipeline's first copies write unused memory just below y and the
+    # stream); they are staged at p7 + 64 co (the odd row two lanes up) and copied out during the
+    # next row pair's MAC loops (software pipelining; k = CO_in / (2 G) pairs per g iteration of
+    # each row; p7 and p0 swap the two staging buffers), the last ones after the loops. The pipeline's first copies write unused memory just below y and the
     # places of rows written correctly later.
-    assert wbuf + wsize <= ya - 2 * OW
-    k = CO_in // G
+    assert buf + G * H * blk <= ya - 2 * OW
+    k = CO_in // (2 * G)
+    assert k * 2 * G == CO_in
     cregs = ("r3", "r4", "r5", "r6", "r7", "r8", "r10", "r11", "r12", "r14", "r15", "r16", "r17",
              "r19", "r28", "r29")
     a(f"movxm m2, #{H * blk}")
@@ -773,10 +796,12 @@ def ref_conv2d_i8(task, cfg, layout, spec):
     a(f"movxm r22, #{wbuf}")
     a(f"movxm r21, #{ya}")
     a(f"movxm r23, #{ya - 2 * OW}")
+    a(f"movxm p7, #{stage}")
+    a(f"movxm p0, #{stage + 512}")
 
     def pair_copies(n):
         for _ in range(n):
-            B.conv_i8_pair_copy_words(a, "p2", "p1", cregs)
+            B.conv_i8_pair_copy_shifted(a, "p2", "p1", cregs)
             a("padda [p1], m3")
             a("padda [p2], #64")
 
@@ -795,32 +820,37 @@ def ref_conv2d_i8(task, cfg, layout, spec):
                 a("mov p6, r31")
                 if par == 0:
                     a("mov p1, r23")
-                    a(f"movxm p2, #{stage}")
+                    a("mov p2, p0")
                     a("mov r23, r21")
                 with a.loop("r2", G):
-                    n = 0
+                    pair_copies(k)  # (first: its word loads take load unit A, the chunks unit B)
+                    # per kernel row: the three weight tiles (x9..x11) and the ten chunks u = q + kw
+                    # (wl0..wl8, chunk 9 in wl0 once chunk 0 is used), each loaded once
                     for kh in range(3):
                         pk = ("p4", "p5", "p6")[kh]
                         for kw in range(3):
-                            wt = 9 + (3 * kh + kw) % 3
-                            a(f"vlda wl{wt}, [p3], #32 // @wt")
-                            a(f"vlda wh{wt}, [p3], #32 // @wt")
+                            a(f"vlda wl{9 + kw}, [p3], #32 // @wt")
+                            a(f"vlda wh{9 + kw}, [p3], #32 // @wt")
+
+                        def chunk(u):
+                            j = u if par == 0 else u - 2  # odd rows: lane = pixel + 2
+                            j = j if j >= 0 else 12 + j   # chunks 10, 11: pixels -2, -1 (+ 8m)
+                            a(f"vlda wl{u % 9}, [{pk}, #{32 * j - 128}] // @chunks")
+                        for u in range(9):
+                            chunk(u)
+                        for kw in range(3):
                             for q in range(8):
-                                d = n % 9
-                                n += 1
-                                a(f"vlda wl{d}, [{pk}, #{32 * (q + kw) - 128}] // @chunks")
-                                a(f"vmac cm{q}, cm{q}, x{d}, x{wt}, r9")
+                                a(f"vmac cm{q}, cm{q}, x{(q + kw) % 9}, x{9 + kw}, r9")
+                            if kw == 0:
+                                chunk(9)
                     for pk in ("p4", "p5", "p6"):
                         a(f"padda [{pk}], m2")
-                    if par == 0:
-                        pair_copies(k)
                 # results: acc q -> register 2*q1 + q2, half q0; transpose; row co at 2*co2 + co1, half co0
                 src = (0, 1, 2, 3)
                 for q in range(8):
                     r = src[2 * ((q >> 1) & 1) + ((q >> 2) & 1)]
                     a(f"vsrs.s8.s32 {'wh' if q & 1 else 'wl'}{r}, cm{q}, s1")
                 res = transpose8(a, src, (4, 5, 6, 7), modes)
-                a(f"movxm p7, #{stage}")
                 for co in range(CO_in):
                     r = res[2 * ((co >> 2) & 1) + ((co >> 1) & 1)]
                     o = 64 * co + 32 * par
@@ -829,12 +859,15 @@ def ref_conv2d_i8(task, cfg, layout, spec):
                 a("add r20, r20, r30")
             a(f"movxm r30, #{2 * OW}")
             a("add r21, r21, r30")
+            a("mov r30, p7")
+            a("mov p7, p0")
+            a("mov p0, r30")
         a(f"movxm r30, #{G * 576}")
         a("add r22, r22, r30")
         a(f"movxm r30, #{(8 * OH - OH) * OW}")
         a("add r21, r21, r30")
     a("mov p1, r23")
-    a(f"movxm p2, #{stage}")
+    a("mov p2, p0")
     pair_copies(CO_in)
     return schedule(a.text())
 
