@@ -106,6 +106,9 @@ class CGen:
         self.tracked = self._tracked_memories()
         self._tmp = 0
         self._region = None  # the loops.Region being compiled (its fast version when _plan is set)
+        self._no_regions = False  # compile every statement as the plain checked code
+        self._regions = 0  # fast versions made in the current instruction
+        self._side_by_side = False
         self._plan = None
         self._anchors: dict = {}  # id(for statement) -> reductions computed at the start of its body
         self.functions = {}
@@ -718,11 +721,12 @@ class CGen:
 
     def stmt(self, s: ir.Stmt, ind: str) -> list[str]:
         self.pre = []
-        if self._region is None and (isinstance(s, ir.For) or
+        if self._region is None and not self._no_regions and (isinstance(s, ir.For) or
                                      (not isinstance(s, ir.If) and any(isinstance(n, ir.Reduce) for n in _walk([s])))):
             region = Region(self, s)
             plan = region.plan(self.tmp) if region.ok else None
             if plan is not None:
+                self._regions += 1
                 return self.versioned(region, plan, s, ind)
         return self.stmt_plain(s, ind)
 
@@ -745,7 +749,6 @@ class CGen:
             fast += self.stmt_plain(s, inner, as_assign=let and bool(plan.conds))
             self._plan = None
             self._anchors = {}
-            self._versioned_lines += len(fast) + 2
             if not plan.conds:  # everything proven when generating: one version
                 return [ind + "/* indices proven in bounds for the whole loop: no per-element checks */"] + fast
             out = [ind + "/* loop nest with indices affine in its loop variables: when they stay in bounds for "
@@ -1292,10 +1295,15 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
             self.operand_index = {op: k for k, op in enumerate(e.insn.operands)}
             self.locals = {}
             self._tmp = 0
-            self._versioned_lines = 0  # lines of fast versions: not counted for inlining
             self._side_by_side = False  # has reductions computed side by side (reduce_ahead)
+            self._regions = 0
             body = self.block(e.insn.insn.semantics, "    ")
-            short = len(body) - self._versioned_lines <= self.INLINE_LINES
+            plain = len(body)
+            if self._regions:  # inline or not as without fast versions: measure the plain body
+                side, self._no_regions = self._side_by_side, True
+                plain = len(self.block(e.insn.insn.semantics, "    "))
+                self._side_by_side, self._no_regions = side, False
+            short = plain <= self.INLINE_LINES
             doc = f"/* {e.insn.template.text} */"
             # Short bodies are inlined into their handler (the run loop stays fast); long ones (vector
             # loops) stay functions: inlining hundreds of them makes one giant function that gcc

@@ -166,8 +166,10 @@ class Region:
         if isinstance(e, ir.Num):
             return e.value
         if isinstance(e, ir.Name):
-            if e.id in self.g.spec.params and e.id not in self.g.locals and e.id not in self.g.body.operands:
-                return self.g.spec.params[e.id]
+            n = e.id
+            if n in self.g.spec.params and n not in self.g.locals and n not in self.g.body.operands and \
+                    n not in self.loopnames and n not in self.lets:
+                return self.g.spec.params[n]
             return None
         if isinstance(e, ir.Unary) and e.op == "-":
             v = self._const(e.operand)
