@@ -638,13 +638,17 @@ def ref_depthwise_i8(task, cfg, layout, spec):
     return schedule(a.text())
 
 
-# conv2d in int8 on channel-interleaved tiles (the layout the published AIE conv2dk3 kernel takes):
-# the input is rearranged once, per 8-channel group g and row h, into ten 32-byte chunks: chunk q
-# (q = 0..7) holds pixels q, q+8, q+16, q+24 times the group's 8 channels (lane 8m + c), chunks 8
-# and 9 hold pixels 8, 16, 24 and 9, 17, 25 (chunks 0 and 1 shifted by one pixel row of the tile,
-# made by a unit-selection MAC). Then output pixels q + 8m (m = 0..3) of 8 output channels at tap
-# (kh, kw) are one MAC: chunk q + kw of row oh + kh (a 4x8 A tile: 4 pixels x 8 input channels)
-# times the 8x8 weight tile w[co, c, kh, kw] (B[c][co]), every lane useful (for CI >= 8).
+# conv2d in int8 on channel-interleaved tiles (8-channel groups innermost, as the activations of
+# the published AIE-ML int8 conv kernels): the input is rearranged once, per 8-channel group g and
+# row h, into twelve 32-byte chunks: chunk q (q = 0..7) holds pixels q, q+8, q+16, q+24 times the
+# group's 8 channels (lane 8m + c); chunks 8 and 9 hold pixels 8, 16, 24 and 9, 17, 25 (chunks 0
+# and 1 one pixel row of the tile further), chunks 10 and 11 pixels -, 6, 14, 22 and -, 7, 15, 23
+# (chunks 6 and 7 one row back), each made by a unit-selection MAC. Then output pixels q + 8m
+# (m = 0..3) of 8 output channels at tap (kh, kw) are one MAC: chunk q + kw of row oh + kh (a 4x8
+# A tile: 4 pixels x 8 input channels) times the 8x8 weight tile w[co, c, kh, kw] (B[c][co]),
+# every lane useful (for CI >= 8). Odd output rows are computed two lanes up (group q holds pixels
+# q - 2 + 8m, from chunks q + kw - 2, i.e. 10 and 11 for -2 and -1), so that a pair of rows, 60
+# contiguous bytes of y, leaves as aligned words.
 # The byte transposes between [channel][pixel] rows and [pixel group][pixel][channel] chunks, and
 # back for the results ([q][m][co] -> [co][pixel]), are the same five shuffle stages (byte and 32-bit
 # interleaves over four x registers), found by a search over the shuffle modes' bit permutations.
