@@ -309,13 +309,14 @@ class _Checker:
             if e is None:
                 continue
             envs = list(configs.items()) + [(c, env) for use in targets.values() for c, env in use.configs.items()]
-            if self.positive_everywhere(vn, f"work {key}: '{e}'", e, envs, eval_shape):
+            if self.holds_everywhere(vn, f"work {key}: '{e}'", e, envs, eval_shape):
                 out[key] = e
         return out
 
-    def positive_everywhere(self, node, head: str, expr: str, envs, evaluate) -> bool:
-        """`expr` evaluates to a positive number in every (config name, variables) of `envs`; else the
-        first problem is reported at `node`, as `head` + what is wrong."""
+    def holds_everywhere(self, node, head: str, expr: str, envs, evaluate,
+                         ok=lambda v: v > 0, must: str = "positive") -> bool:
+        """`expr` evaluates to a value that is `ok` (by default positive) in every (config name,
+        variables) of `envs`; else the first problem is reported at `node`, as `head` + what is wrong."""
         for c, env in envs:
             try:
                 v = evaluate(expr, env)
@@ -326,8 +327,8 @@ class _Checker:
             except (ValueError, SyntaxError, ZeroDivisionError) as exc:
                 self.error(node, f"{head}: {exc or 'division by zero'}")
                 return False
-            if not v > 0:
-                self.error(node, f"{head} is {v if isinstance(v, int) else format(v, 'g')} in {c}; it must be positive")
+            if not ok(v):
+                self.error(node, f"{head} is {v if isinstance(v, int) else format(v, 'g')} in {c}; it must be {must}")
                 return False
         return True
 
@@ -405,19 +406,7 @@ class _Checker:
                         d = self.scalar(dn, f"tensor {tname}: dimension")
                         if d is None:
                             continue
-                        for c, env in configs.items():
-                            try:
-                                v = eval_shape(d, env)
-                            except KeyError as exc:
-                                self.error(dn, f"tensor {tname}: dimension '{d}' uses '{exc.args[0]}', which "
-                                               f"is not a configuration variable{did_you_mean(exc.args[0], env)}")
-                                break
-                            except (ValueError, SyntaxError, ZeroDivisionError) as exc:
-                                self.error(dn, f"tensor {tname}: dimension '{d}': {exc or 'division by zero'}")
-                                break
-                            if v < 1:
-                                self.error(dn, f"tensor {tname}: dimension '{d}' is {v} in {c}; it must be positive")
-                                break
+                        self.holds_everywhere(dn, f"tensor {tname}: dimension '{d}'", d, configs.items(), eval_shape)
                         shape.append(d)
             doc = self.scalar(tm["doc"][1], f"tensor {tname}: doc") if "doc" in tm else ""
             scale = ""
@@ -426,7 +415,7 @@ class _Checker:
                 scale = self.scalar(sn, f"tensor {tname}: scale") or ""
                 if role == "out":
                     self.error(sn, f"tensor {tname}: only inputs have a scale (it multiplies their drawn values)")
-                self.positive_everywhere(sn, f"tensor {tname}: scale '{scale}'", scale, configs.items(), eval_scale)
+                self.holds_everywhere(sn, f"tensor {tname}: scale '{scale}'", scale, configs.items(), eval_scale)
             if role is not None:
                 out.append(Tensor(tname, role, tuple(shape), doc or "", scale))
         if out and not any(t.role == "out" for t in out):
@@ -534,26 +523,9 @@ class _Checker:
             expr = self.scalar(tnv, f"target {tg}: requant shift of {tn}")
             if expr is None:
                 continue
-            for c in CONFIGS:
-                env = configs.get(c) or (shared or {}).get(c)
-                if env is None:
-                    continue
-                try:
-                    shift = eval_shape(expr, env)
-                except KeyError as e:
-                    self.error(tnv, f"target {tg}: requant shift of {tn}: unknown variable '{e.args[0]}'"
-                                    f"{did_you_mean(e.args[0], env)}")
-                    break
-                except (ValueError, SyntaxError, ZeroDivisionError) as e:
-                    why = "division by zero" if isinstance(e, ZeroDivisionError) else \
-                        "only integers, names, + - * // %, log2(...) and parentheses" if isinstance(e, SyntaxError) \
-                        else str(e)
-                    self.error(tnv, f"target {tg}: requant shift of {tn}: {why}")
-                    break
-                if not 0 <= shift <= 31:
-                    self.error(tnv, f"target {tg}: requant shift of {tn} is {shift} at {c}; it must be 0..31")
-                    break
-            else:
+            envs = [(c, configs.get(c) or (shared or {})[c]) for c in CONFIGS if c in configs or c in (shared or {})]
+            if self.holds_everywhere(tnv, f"target {tg}: requant shift of {tn} '{expr}'", expr, envs, eval_shape,
+                                     ok=lambda v: 0 <= v <= 31, must="in 0..31"):
                 out[tn] = str(expr)
         return out
 

@@ -200,24 +200,11 @@ _RQ_TASK = taskspec.load_text(_TASK_TEXT.replace("  i32: {atol: 0, rtol: 0}", " 
                                                  "  i8: {atol: 0, rtol: 0}")
                               .replace("boom: {dtype: i32}", "boom: {dtype: i32, dtypes: {y: i8}, "
                                                             "requant: {y: 8 + log2(N) // 6}}"), "<requant test>")
-RELU_RQ = """
-    # a0 = &x, a1 = &y, a2 = N; y = (max(x, 0) + 256) >> 9 (shift 9 at C2; x < 2^15, so no saturation)
-loop:
-    beq  a2, zero, done
-    lw   t0, 0(a0)
-    bge  t0, zero, keep
-    li   t0, 0
-keep:
-    addi t0, t0, 256
-    srai t0, t0, 9
-    sb   t0, 0(a1)
-    addi a0, a0, 4
-    addi a1, a1, 1
-    addi a2, a2, -1
-    j    loop
-done:
-    ebreak
-"""
+# y = (max(x, 0) + 256) >> 9 (shift 9 at C2; x < 2^15, so no saturation), one byte per element
+RELU_RQ = RELU.replace("keep:\n    sw   t0, 0(a1)\n    addi a0, a0, 4\n    addi a1, a1, 4\n",
+                       "keep:\n    addi t0, t0, 256\n    srai t0, t0, 9\n    sb   t0, 0(a1)\n"
+                       "    addi a0, a0, 4\n    addi a1, a1, 1\n")
+assert RELU_RQ != RELU
 
 
 def test_requantised_output_passes_with_the_stated_rounding_and_fails_truncated():

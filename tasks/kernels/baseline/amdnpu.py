@@ -912,6 +912,17 @@ def conv_i8_pair_copy_shifted(a: Asm, stage: str, py: str, regs) -> None:
         a(f"st {od[m]}, [{py}], #4 // @y")
 
 
+def conv_i8_clear_tiles(a: Asm, tiles: int, tsize: int) -> None:
+    """Zero the band-tile buffer (tsize bytes at tiles; the bands fill only some lanes) and load
+    the unit selection row into wl11. Uses x10 and p6."""
+    a("vsub.8 x10, x10, x10")
+    a(f"movxm p6, #{tiles}")
+    for _ in range(tsize // 32):
+        a("vst wl10, [p6], #32")
+    a("movxm p6, #s_unit")
+    a("vlda wl11, [p6, #0]")
+
+
 def gen_conv_i8(depthwise: bool):
     """The template: per output channel its band tiles, then per output row and input channel
     and kernel row one shift MAC (A'), and the two band MACs; the row leaves through staging,
@@ -928,12 +939,7 @@ def gen_conv_i8(depthwise: bool):
         a.comment(("depthwise_conv" if depthwise else "conv2d") + " (int8, 32-bit accumulation, shift-round-saturate "
                   f"by {shift}): band-matrix MACs over 32-input row segments")
         conv_i8_setup(a, shift)
-        a("vsub.8 x10, x10, x10")
-        a(f"movxm p6, #{tiles}")
-        for _ in range(tsize // 32):
-            a("vst wl10, [p6], #32")
-        a("movxm p6, #s_unit")
-        a("vlda wl11, [p6, #0]")
+        conv_i8_clear_tiles(a, tiles, tsize)
         a("vsub.8 x4, x4, x4")  # wh4 stays zero: B1's rows 4..7
         a(f"movxm p3, #{wa}")
         a(f"movxm p1, #{ya}")

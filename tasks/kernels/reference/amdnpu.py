@@ -568,12 +568,7 @@ def ref_depthwise_i8(task, cfg, layout, spec):
     a.comment(f"depthwise_conv reference (int8, SRS by {shift}): band-matrix MACs, two-row blocks, "
               "the previous block's copy-out in the same bundles")
     B.conv_i8_setup(a, shift)
-    a("vsub.8 x10, x10, x10")
-    a(f"movxm p6, #{tiles}")
-    for _ in range(tsize // 32):
-        a("vst wl10, [p6], #32")
-    a("movxm p6, #s_unit")
-    a("vlda wl11, [p6, #0]")
+    B.conv_i8_clear_tiles(a, tiles, tsize)
     for r in (3, 4, 5):
         a(f"vsub.8 x{r}, x{r}, x{r}")  # wh3..wh5 stay zero: rows 4..7 of the B1 tiles
     tile_regs = [("r3", "r4", "r5", "r6", "r7", "r8", "r28", "r29"),
