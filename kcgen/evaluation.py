@@ -456,7 +456,7 @@ def start_trial(sim, program, task: TaskSpec, lay: Layout, seed: int, profile: s
     return inputs
 
 
-_TRIAL_POOL = None
+_TRIAL_POOL = None  # (lanes, ThreadPoolExecutor)
 _BLAS = None
 
 
@@ -472,13 +472,13 @@ def _run_trials(trial: Callable, trials: int, lanes: int) -> list:
             if outcomes[-1][0].status != "halted":
                 break  # a kernel that does not halt is not run again
         return outcomes
-    if _TRIAL_POOL is None or _TRIAL_POOL._max_workers < lanes:
+    if _TRIAL_POOL is None or _TRIAL_POOL[0] < lanes:
         from concurrent.futures import ThreadPoolExecutor
-        _TRIAL_POOL = ThreadPoolExecutor(lanes, thread_name_prefix="kcgen-trial")
+        _TRIAL_POOL = (lanes, ThreadPoolExecutor(lanes, thread_name_prefix="kcgen-trial"))
 
     def lane(first: int) -> list:
         return [(k, trial(k)) for k in range(first, trials, lanes)]
-    done = [f.result() for f in [_TRIAL_POOL.submit(lane, i) for i in range(min(lanes, trials))]]
+    done = [f.result() for f in [_TRIAL_POOL[1].submit(lane, i) for i in range(min(lanes, trials))]]
     return [o for _, o in sorted((pair for d in done for pair in d), key=lambda p: p[0])]
 
 
@@ -533,6 +533,7 @@ def evaluate(kernel: str, spec: Spec, task: TaskSpec, target: str, config: str =
             outcomes = _run_trials(trial, trials, len(sims))
     except Exception as exc:  # LoadError: the program's sections do not fit the machine
         return EvalResult(False, error=str(exc))
+    shifts = {t.name: task.requant_shift(target, t.name, cfg) for t in task.outputs}
     total = good = 0
     max_abs = max_rel = 0.0
     for k, (run, golden, got_all) in enumerate(outcomes):
@@ -547,9 +548,8 @@ def evaluate(kernel: str, spec: Spec, task: TaskSpec, target: str, config: str =
         for t in task.outputs:
             p = lay.placements[t.name]
             dt = DTYPES[p.dtype]
-            shift = task.requant_shift(target, t.name, cfg)
-            want = (quantize(golden[t.name], dt) if shift is None else
-                    requantize(golden[t.name], shift, dt)).astype(np.float64)
+            want = (quantize(golden[t.name], dt) if shifts[t.name] is None else
+                    requantize(golden[t.name], shifts[t.name], dt)).astype(np.float64)
             got = got_all[t.name]
             tol = task.tolerance[p.dtype]
             ok = tol.ok(got, want)

@@ -500,7 +500,6 @@ class _Checker:
             self.error(node, "targets: a task applies to at least one target")
         return out
 
-
     def requant(self, item, tg, tensors, dtype, dtypes, configs, shared) -> dict[str, str]:
         """`requant: {tensor: shift}`: an integer output requantised by a right shift with
         rounding, the shift an integer expression of the configuration in 0..31."""

@@ -1924,7 +1924,7 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
     @property
     def unit_cflags(self) -> dict[str, list[str]]:
         """Extra flags per translation unit."""
-        return {"sim.c": [] if self.replicate_tails else ["-O1"], "sim_ops.c": [__import__("os").environ.get("KC_OPS_OPT", "-O2")]}
+        return {"sim.c": [] if self.replicate_tails else ["-O1"], "sim_ops.c": []}
 
     def run_c(self) -> list[str]:
         """The run loop: every operation's handler ends by fetching the next instruction and jumping

@@ -94,7 +94,8 @@ def e4m3_bytes(x: np.ndarray) -> np.ndarray:
     rounding and ten times faster; others the exact rule of kcgen.numeric."""
     f32 = x.astype(np.float32)
     if np.array_equal(f32, x):
-        return np.clip(f32, -448, 448).astype(ml_dtypes.float8_e4m3fn).view(np.uint8)
+        top = numeric.E4M3.max_value  # 448
+        return np.clip(f32, -top, top).astype(ml_dtypes.float8_e4m3fn).view(np.uint8)
     return numeric.encode_array(numeric.E4M3, x, saturate=True).astype(np.uint8)
 
 

@@ -584,7 +584,7 @@ def gen_norm(layer: bool):
 
 
 # ---- convolutions ------------------------------------------------------------------------------------
-def gen_conv(depthwise: bool, rename: bool = False):
+def gen_conv(rename: bool = False):
     """bf16 direct convolution (stride 1, no padding, K = 3) with the input rows 32-byte aligned
     (W = 16 or 32): the Level-3 conv_block's template (tasks/kernels/baseline/amdnpu/conv_block.py;
     the Level-1 conv2d and depthwise_conv are int8, gen_conv_i8). For one output row step, A = 32 consecutive inputs of
@@ -595,16 +595,12 @@ def gen_conv(depthwise: bool, rename: bool = False):
     reference generator: each kernel row kh gets its own registers so that a scheduler can
     overlap the three.)"""
     def gen(a: Asm, cfg, layout) -> None:
-        if depthwise:
-            C, H, W, K = cfg["C"], cfg["H"], cfg["W"], cfg["K"]
-            CI, CO = 1, C
-        else:
-            CI, CO, H, W, K = cfg["CI"], cfg["CO"], cfg["H"], cfg["W"], cfg["K"]
+        CI, CO, H, W, K = cfg["CI"], cfg["CO"], cfg["H"], cfg["W"], cfg["K"]
         assert K == 3 and W in (16, 32), (K, W)
         OH, OW = H - 2, W - 2
         R = 32 // W  # output rows per step
         assert OH % R == 0
-        a.comment(("depthwise_conv" if depthwise else "conv2d") + ": band-matrix MACs over 32-input row segments")
+        a.comment("conv2d: band-matrix MACs over 32-input row segments")
         setup_modes(a)
         a.table("t_sel1", tile_words({8 * i + i + 1: 1.0 for i in range(4)}))
         a.table("t_sel2", tile_words({8 * i + i + 5: 1.0 for i in range(3)}))
@@ -695,9 +691,6 @@ def gen_conv(depthwise: bool, rename: bool = False):
                         regs = []
                 a(f"movxm r22, #{2 * W * R}")
                 a("add r21, r21, r22")
-            if depthwise:
-                a(f"movxm r22, #{2 * H * W}")
-                a("add r20, r20, r22")
     return gen
 
 
@@ -859,33 +852,6 @@ def conv_i8_pair_copy(a: Asm, stage: str, py: str, stage_addr: int, regs, funnel
             a(f"lshl {hi}, {hi}, r13")
             a(f"or {lo}, {lo}, {hi}")
             a(f"st {lo}, [{py}], #4 // @y")
-
-
-def conv_i8_pair_copy_words(a: Asm, stage: str, py: str, regs) -> None:
-    """conv_i8_pair_copy with every word of the odd row joined from two word loads (W_m >> 16 |
-    W_m+1 << 16): word loads only, so `stage` may be any pointer. regs: 16 scalar registers (the
-    even row's words, reused as temporaries, the word joining the rows, the odd row's words).
-    Uses r13 = 16 and r18 = -16."""
-    ev, e7, o = list(regs[0:7]), regs[7], list(regs[8:16])
-    for m in range(8):
-        a(f"lda {o[m]}, [{stage}, #{32 + 4 * m}] // @stage:32:64")
-    a(f"lda {e7}, [{stage}, #28] // @stage:0:32")
-    for m in range(7):
-        a(f"lda {ev[m]}, [{stage}, #{4 * m}] // @stage:0:32")
-    for m in range(7):
-        a(f"st {ev[m]}, [{py}], #4 // @y")
-    tmp = ev[:3]
-    a(f"lshl {e7}, {e7}, r13")
-    a(f"lshl {e7}, {e7}, r18")
-    a(f"lshl {tmp[0]}, {o[0]}, r13")
-    a(f"or {e7}, {e7}, {tmp[0]}")
-    a(f"st {e7}, [{py}], #4 // @y")
-    for m in range(7):
-        tm = tmp[(m + 1) % 3]
-        a(f"lshl {tm}, {o[m + 1]}, r13")
-        a(f"lshl {o[m]}, {o[m]}, r18")
-        a(f"or {o[m]}, {o[m]}, {tm}")
-        a(f"st {o[m]}, [{py}], #4 // @y")
 
 
 def conv_i8_pair_copy_shifted(a: Asm, stage: str, py: str, regs) -> None:

@@ -65,7 +65,7 @@ def conv_text(cfg, layout, rename: bool = False) -> str:
     a = L.Asm()
     lay = L.fake_layout(x=layout.placements["x"].address, w=layout.placements["w"].address,
                         y=layout.placements["y"].address)
-    B.gen_conv(False, rename=rename)(a, {**cfg, "K": 3}, lay)
+    B.gen_conv(rename=rename)(a, {**cfg, "K": 3}, lay)
     tile, zero = ("x9", "x0") if rename else ("x6", "x8")
     assert not any(re.search(r"\b(r18|r19|r26|" + tile + r")\b", line) for line in a.lines)
     lines = a.lines
