@@ -460,25 +460,34 @@ _TRIAL_POOL = None  # (lanes, ThreadPoolExecutor)
 _BLAS = None
 
 
+def _lane_plan(trials: int, lanes: int) -> list[list[int]]:
+    """Which trials each lane runs, in order. Trial 0, the timed one, has a lane to itself: the
+    untimed trials run several times faster, so the others share the remaining lanes."""
+    if lanes <= 1 or trials <= 1:
+        return [list(range(trials))]
+    return [[0]] + [list(range(1 + i, trials, lanes - 1)) for i in range(min(lanes - 1, trials - 1))]
+
+
 def _run_trials(trial: Callable, trials: int, lanes: int) -> list:
-    """Run trial(0..trials-1); trial k uses simulator k % lanes, so each lane runs its trials in
-    order on one long-lived thread (a pool kept for the process: starting threads per evaluation
-    costs milliseconds). With one lane, a trial that does not halt ends the evaluation."""
+    """Run trial(k, lane) for k in 0..trials-1, each lane's trials in order on one long-lived
+    thread with a simulator of its own (a pool kept for the process: starting threads per
+    evaluation costs milliseconds). With one lane, a trial that does not halt ends the evaluation."""
     global _TRIAL_POOL
-    if lanes <= 1:
+    plan = _lane_plan(trials, lanes)
+    if len(plan) == 1:
         outcomes = []
-        for k in range(trials):
-            outcomes.append(trial(k))
+        for k in plan[0]:
+            outcomes.append(trial(k, 0))
             if outcomes[-1][0].status != "halted":
                 break  # a kernel that does not halt is not run again
         return outcomes
-    if _TRIAL_POOL is None or _TRIAL_POOL[0] < lanes:
+    if _TRIAL_POOL is None or _TRIAL_POOL[0] < len(plan):
         from concurrent.futures import ThreadPoolExecutor
-        _TRIAL_POOL = (lanes, ThreadPoolExecutor(lanes, thread_name_prefix="kcgen-trial"))
+        _TRIAL_POOL = (len(plan), ThreadPoolExecutor(len(plan), thread_name_prefix="kcgen-trial"))
 
-    def lane(first: int) -> list:
-        return [(k, trial(k)) for k in range(first, trials, lanes)]
-    done = [f.result() for f in [_TRIAL_POOL[1].submit(lane, i) for i in range(min(lanes, trials))]]
+    def lane(i: int) -> list:
+        return [(k, trial(k, i)) for k in plan[i]]
+    done = [f.result() for f in [_TRIAL_POOL[1].submit(lane, i) for i in range(len(plan))]]
     return [o for _, o in sorted((pair for d in done for pair in d), key=lambda p: p[0])]
 
 
@@ -518,12 +527,13 @@ def evaluate(kernel: str, spec: Spec, task: TaskSpec, target: str, config: str =
     plan = [(seed + k, task.profiles[k % len(task.profiles)]) for k in range(trials)]
     sims = _simulators(spec, min(trials, _THREADS))
 
-    def trial(k: int):
-        """One trial on its own simulator (the simulator's C code runs without the GIL, so trials
-        run side by side on the machine's cores)."""
-        sim = sims[k % len(sims)]
+    def trial(k: int, lane: int):
+        """One trial on its lane's simulator (the simulator's C code runs without the GIL, so trials
+        run side by side on the machine's cores). The cycles reported are trial 0's; the other
+        trials check correctness only and run with the timing model off."""
+        sim = sims[lane]
         inputs = start_trial(sim, program, task, lay, *plan[k], cfg)
-        run = sim.run(max_steps)
+        run = sim.run(max_steps, timed=k == 0)
         golden = ref_fn(**{n: v.astype(np.float64) for n, v in inputs.items()}, **cfg)
         got = {t.name: lay.read(sim, t.name).astype(np.float64) for t in task.outputs}
         return run, golden, got

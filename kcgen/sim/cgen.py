@@ -1081,7 +1081,8 @@ class CGen:
                  "    int32_t halted;", "    kc_trap trap;", "    uint64_t *counts;", "    uint64_t *unit_busy;",
                  "    uint64_t now, horizon, nissued, t_need;", "    uint64_t *unit_free;",
                  f"    uint64_t *t_pend[{MAX_WRITES}];", f"    uint64_t t_plat[{MAX_WRITES}];",
-                 "    uint32_t t_npend;", "    uint32_t nops;", "    uint32_t threaded;", "    uint32_t pad2;",
+                 "    uint32_t t_npend;", "    uint32_t nops;", "    uint32_t threaded;",
+                 "    uint32_t untimed;  /* 1: run the semantics alone, no timing model (a correctness-only run) */",
                  "    int32_t t_predict_taken, t_branch;",
                  "    uint64_t t_cyc, t_lat, t_dispatched, t_retire, t_retired, t_resolve, t_step;",
                  "    uint64_t *rob;", "    uint64_t *queue;", "    uint64_t *qhead;",
@@ -1278,7 +1279,9 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
             rt = self.spec.context.resolve_type(fn.result)
             self.pre = []
             value = self.expr(fn.body, rt)
-            out += [f"static {comp_ctype(rt)} fn_{fn.name}(kc_s *restrict s, const {self.P}_op *d, uint64_t pc, "
+            # always inlined: a helper called per element (a vector lane's read) costs a call and keeps
+            # its constant arguments (the element width) from folding away at the call site
+            out += [f"static inline KC_HOT {comp_ctype(rt)} fn_{fn.name}(kc_s *restrict s, const {self.P}_op *d, uint64_t pc, "
                     f"uint64_t *need{params}) {{",
                     "    (void)s; (void)d; (void)pc; (void)need;"] + ["    " + p for p in self.pre] + [f"    return {value};", "}"]
         return out + [""]
@@ -1971,7 +1974,7 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
                "    counts[d->op]++; \\",
                "    if (!d->last) { d++; goto *d->h; } \\",
                "    int taken = npc != pc + size; \\",
-               "    kc_group_done(s, taken); \\",
+               "    if (!untimed) kc_group_done(s, taken); \\",
                f"    pc = npc & UINT64_C({pcmask:#x}); \\",
                "    if (halt) { s->pc = pc; s->status = 1; s->halted = 1; return 1; } \\",
                "    if (!taken && pc == npc) KC_FETCH_NEXT(); \\",
@@ -1992,6 +1995,7 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
                "    uint64_t pc = s->pc, npc = 0, size = 0, step = 0;",
                f"    const {P}_op *d = ops;",
                "    int halt = 0;",
+               "    const uint32_t untimed = s->untimed;  /* read once: the branches on it always go one way */",
                "    KC_FETCH();",
                "op_illegal:",
                "    kc_fail(s, KC_TRAP_ILLEGAL, \"illegal instruction %#llx\", (unsigned long long)d->a[0]);"]
@@ -2004,7 +2008,9 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
             if self.tracked or (self.timing is not None and self.timing.model == "vliw"):
                 out.append("    s->t_lat = l;")
             out.append(f"    halt |= x_{c_ident(name)}(s, d, pc, &npc, need);")
-            out += self.timing_c(name, "    ")
+            timing = self.timing_c(name, "        ")
+            if timing:  # semantics never read timing: an untimed run computes the same state
+                out += ["    if (!untimed) {"] + timing + ["    }"]
             out.append("    KC_NEXT();" if self.replicate_tails else "    goto next;")
             out.append("}")
         if not self.replicate_tails:
@@ -2026,7 +2032,7 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
                 "    /* the trapping instruction, or the fetch past the end, did not retire */",
                 "    s->instret += s->t_step - (s->status == 2 || (s->status == 1 && !s->halted));",
                 "    uint64_t end = s->now > s->horizon ? s->now : s->horizon;"] + self._ready_max() + [
-                "    s->cycles = end;",
+                "    s->cycles = s->untimed ? 0 : end;",
                 "    s->jmp = NULL;",
                 "    return s->status;",
                 "}",

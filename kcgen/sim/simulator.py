@@ -64,7 +64,7 @@ class TraceEntry:
 @dataclass
 class RunResult:
     status: str  # 'halted' | 'trap' | 'budget'
-    cycles: int
+    cycles: Optional[int]  # None when the run, or an earlier one since the reset, was untimed
     instret: int
     trap: Optional[Trap] = None
     counts: dict[str, int] = field(default_factory=dict)  # retired operations per instruction name
@@ -97,6 +97,7 @@ class Simulator:
         self.arrays: dict[str, np.ndarray] = self.layout.allocate()
         self._keep = []  # buffers the C side points into
         self._timing = []  # ready times and counters: cleared by reset()
+        self._timed_since_reset = True  # cycles mean something only if every run since reset() was timed
         for name, st in self.layout.stores.items():
             self._bind(st.cname, self.arrays[name], f"{st.elem.ctype} *")
             if st.kind in ("reg", "state"):
@@ -177,6 +178,7 @@ class Simulator:
         s.trap.kind = 0
         for arr in self._timing:
             arr[...] = 0
+        self._timed_since_reset = True
 
     def _memory_for(self, base: int, size: int) -> Optional[str]:
         for name, st in self.layout.stores.items():
@@ -185,16 +187,20 @@ class Simulator:
                 return name
         return None
 
-    def run(self, max_steps: int = 10_000_000, trace: bool = False) -> RunResult:
+    def run(self, max_steps: int = 10_000_000, trace: bool = False, timed: bool = True) -> RunResult:
         """Run until halt, trap or `max_steps` instructions (bundles). With trace=True the machine is
         single-stepped and every step records what it wrote (memories over 1 Mi elements are not
-        watched); use it for debugging, not for speed."""
+        watched); use it for debugging, not for speed. With timed=False the timing model is off:
+        the same state, trap and instruction counts (semantics never read timing), no cycles or
+        unit times, several times faster (a correctness-only run)."""
         if self.program is None:
             raise RuntimeError("load a program first")
         if trace:
             return self._traced(max_steps)
         before = self.counts.copy()
         busy_before = self.unit_busy.copy()
+        self.s.untimed = int(not timed)
+        self._timed_since_reset = self._timed_since_reset and timed
         code = self._run(self.s, max_steps)
         s = self.s
         trap = None
@@ -204,6 +210,8 @@ class Simulator:
                         self.program.source_line(pc), self._text_at(pc))
         names = self.meta["ops"]
         counts = {names[i]: int(c) for i, c in enumerate(self.counts - before) if c}
+        if not self._timed_since_reset:
+            return RunResult(_STATUS_NAMES[code], None, int(s.instret), trap, counts, {})
         busy = self._busy(self.counts - before, self.unit_busy - busy_before)
         return RunResult(_STATUS_NAMES[code], int(s.cycles), int(s.instret), trap, counts, busy)
 
