@@ -104,10 +104,18 @@ def test_cycles_are_reported_only_when_every_run_since_the_reset_was_timed():
     assert timed.run(100).cycles == whole.cycles  # timed in two parts: the same count
 
 
-@pytest.mark.parametrize("trials,lanes", [(1, 1), (3, 1), (1, 2), (2, 2), (3, 2), (5, 2), (3, 4), (8, 4)])
-def test_lane_plan_gives_the_timed_trial_a_lane_of_its_own(trials, lanes):
-    plan = _lane_plan(trials, lanes)
+@pytest.mark.parametrize("trials,lanes,cost", [(1, 1, 1), (3, 1, 2), (1, 2, 1), (2, 2, 2), (3, 2, 1), (3, 2, 2),
+                                               (5, 2, 1), (5, 2, 2), (3, 4, 2), (8, 4, 3)])
+def test_lane_plan_runs_every_trial_once_and_balances_the_work(trials, lanes, cost):
+    plan = _lane_plan(trials, lanes, cost)
     assert sorted(k for lane in plan for k in lane) == list(range(trials))  # each trial once
     assert len(plan) <= max(lanes, 1) and all(lane == sorted(lane) for lane in plan)
-    if lanes > 1 and trials > 1:
-        assert plan[0] == [0]
+    work = [sum(cost if k == 0 else 1 for k in lane) for lane in plan]
+    if len(plan) > 1:  # no trial would finish sooner on another lane
+        assert max(work) - min(work) <= max(cost, 1)
+
+
+def test_lane_plan_keeps_the_timed_trial_alone_when_it_costs_two():
+    assert _lane_plan(3, 2, 2) == [[0], [1, 2]]
+    assert _lane_plan(3, 2, 1) == [[0, 2], [1]]
+    assert _lane_plan(5, 2, 1) == [[0, 2, 4], [1, 3]]
