@@ -24,6 +24,7 @@
 
 #include <stdint.h>
 #include <string.h>
+#include <math.h>
 
 typedef struct { int exp, man, bias; int finite, is_unsigned, nonan; } kc_fmt;
 
@@ -426,6 +427,23 @@ static inline float kc_fmaxf(float a, float b)
     if (a > b) return a;
     if (b > a) return b;
     return (kc__f2u(a) >> 31) ? b : a;
+}
+
+/* a * b + c for a, b, c of at most 26 significant bits (f32 and narrower), rounded to odd in
+ * double: rounding that result to a format of at most 51 bits gives the correctly rounded fused
+ * multiply-add, where fma() rounded to nearest in double and then to the format can round twice
+ * (the product is exact in double, and two-sum gives the addition's exact error, which decides
+ * the last bit). Infinities and NaNs take fma(), as the reference interpreter does. */
+static inline double kc_fma_odd(double a, double b, double c)
+{
+    if (!isfinite(a) || !isfinite(b) || !isfinite(c)) return fma(a, b, c);
+    const double p = a * b, r = p + c;
+    const double bb = r - p, e = (p - (r - bb)) + (c - bb);
+    uint64_t u = kc__d2u(r);
+    if (e != 0 && !(u & 1) && isfinite(r)) u += ((e > 0) == (r > 0)) ? 1 : -1;
+    double out;
+    memcpy(&out, &u, sizeof out);
+    return out;
 }
 
 /* ilogb: floor(log2 |x|) (subnormals included); 0 and NaN -> INT32_MIN, +-inf -> INT32_MAX. */

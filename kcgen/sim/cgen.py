@@ -584,6 +584,8 @@ class CGen:
 
     def b_fma(self, e, t):
         a, b, c = (self.expr(x, t) for x in e.args)
+        if isinstance(t, FloatT) and self.L.floats[t.name].native != "double" and self.L.floats[t.name].man < 26:
+            return self.round(f"kc_fma_odd({a}, {b}, {c})", t)  # one rounding, not two (docs/simulator.md)
         return self.round(f"fma({a}, {b}, {c})", t)
 
     def b_ldexp(self, e, t):

@@ -339,6 +339,18 @@ def _fma(a: float, b: float, c: float) -> float:
         return _INF if exact > 0 else -_INF
 
 
+def _fma_odd(a: float, b: float, c: float) -> float:
+    """a * b + c rounded to odd in double (the C simulator's kc_fma_odd): rounded to a format of
+    at most 51 bits, it gives the correctly rounded fma, without rounding twice."""
+    if not (math.isfinite(a) and math.isfinite(b) and math.isfinite(c)) or a == 0.0 or b == 0.0:
+        return _fma(a, b, c)
+    exact = Fraction(a) * Fraction(b) + Fraction(c)
+    r = _fma(a, b, c)
+    if math.isfinite(r) and Fraction(r) != exact and not struct.unpack("<Q", struct.pack("<d", r))[0] & 1:
+        r = math.nextafter(r, math.inf if exact > Fraction(r) else -math.inf)
+    return r
+
+
 def _ldexp(x: float, k: int) -> float:
     k = _clamp(k, -100000, 100000)
     try:
@@ -719,7 +731,7 @@ def _fold(fn, acc, items):
 _RUNTIME = {
     "_div": _div, "_mod": _mod, "_shl": _shl, "_shr": _shr, "_pow": _pow, "_slice": _slice, "_bit": _bit,
     "_clz": _clz, "_ctz": _ctz, "_popcount": _popcount, "_clamp": _clamp, "_sext": _sext,
-    "_r32": _r32, "_fdiv": _fdiv, "_fma": _fma, "_ldexp": _ldexp, "_isinf": _isinf, "_isnan": _isnan, "_INF": _INF,
+    "_r32": _r32, "_fdiv": _fdiv, "_fma": _fma, "_fma_odd": _fma_odd, "_ldexp": _ldexp, "_isinf": _isinf, "_isnan": _isnan, "_INF": _INF,
     "_NAN": _NAN, "_vget": _vget, "_vset": _vset, "_fold": _fold, "_fail": _fail, "_num": _num,
     "_exp": _exp, "_log": _log, "_sqrt": _sqrt, "_recip": _recip, "_tanh": _tanh, "_erf": _erf,
     "_fmin": _fmin, "_fmax": _fmax,
@@ -1186,7 +1198,8 @@ class _Gen:
     def c_fma(self, e):
         t = self.T(e)
         a, b, c = self._args_as(e, t)
-        return self.rnd(f"_fma({a}, {b}, {c})", t)
+        odd = isinstance(t, FloatT) and self.cc.floats[t.name].native != "double" and self.cc.floats[t.name].man < 26
+        return self.rnd(f"{'_fma_odd' if odd else '_fma'}({a}, {b}, {c})", t)
 
     def c_sext(self, e):
         t = self.T(e.args[0])

@@ -540,6 +540,28 @@ def test_random_programs_match_qemu(tmp_path, seed):
     assert not bad, "\n".join(bad[:20]) + f"\n--- body\n{body}"
 
 
+@pytest.mark.skipif(QEMU is None, reason=QEMU_HINT)
+@needs_binutils
+def test_fused_multiply_adds_round_once_like_qemu(tmp_path):
+    """a * b lies on a tie of f32 (1 + 2^-11 + 2^-24) and c = +-2^-60 is far below double's
+    precision: one rounding goes up or down with c's sign, rounding through double would not."""
+    xs, fs, mem = random_state(random.Random(0))
+    box = 0xFFFFFFFF00000000
+    fs[11] = fs[12] = box | _f32_bits(1 + 2.0 ** -12)
+    fs[13], fs[15] = box | _f32_bits(2.0 ** -60), box | _f32_bits(-(2.0 ** -60))
+    body = "".join(f"{op} f{rd}, f11, f12, f{rs3}\n" for op, rd, rs3 in (
+        ("fmadd.s", 10, 13), ("fmadd.s", 14, 15), ("fmsub.s", 16, 13), ("fmsub.s", 17, 15),
+        ("fnmadd.s", 18, 13), ("fnmsub.s", 19, 13), ("fnmsub.s", 20, 15)))
+    out = run_qemu(qemu_harness(body, xs, fs, mem), tmp_path)
+    want_f = list(struct.unpack("<32Q", out[256:512]))
+    assert want_f[10] == box | _f32_bits(1 + 2.0 ** -11 + 2.0 ** -23)  # the oracle agrees with IEEE
+    for reference in (False, True):
+        _, got_f, _ = run_ours(body, xs, fs, mem, reference=reference)
+        bad = [f"f{r}: ours {got_f[r]:#018x} qemu {want_f[r]:#018x}" for r in (10, *range(14, 21))
+               if got_f[r] != want_f[r]]
+        assert not bad, ("reference" if reference else "C") + ": " + ", ".join(bad)
+
+
 @pytest.mark.parametrize("config, width, rob, alus, mem, fp", [
     (1, 1, 32, 1, 1, 1), (2, 2, 64, 2, 1, 1), (3, 3, 96, 3, 1, 1), (4, 4, 128, 4, 2, 2)])
 def test_configurations_follow_boom_v3(config, width, rob, alus, mem, fp):
