@@ -440,7 +440,9 @@ static inline double kc_fma_odd(double a, double b, double c)
     const double p = a * b, r = p + c;
     const double bb = r - p, e = (p - (r - bb)) + (c - bb);
     uint64_t u = kc__d2u(r);
-    if (e != 0 && !(u & 1) && isfinite(r)) u += ((e > 0) == (r > 0)) ? 1 : -1;
+    /* without branches: whether e is zero is as random as the data */
+    const uint64_t odd_step = (uint64_t)(e != 0) & ~u & (uint64_t)((u & KC__INF_D) != KC__INF_D);
+    u += odd_step * (((e > 0) == (r > 0)) ? UINT64_C(1) : ~UINT64_C(0));
     double out;
     memcpy(&out, &u, sizeof out);
     return out;
