@@ -10,7 +10,16 @@ import math
 
 import numpy as np
 
-_erf = np.vectorize(math.erf, otypes=[np.float64])
+
+def _libm(fn, x) -> np.ndarray:
+    """fn (a math-module function: the C library's, one rounding) on every element of x; twice
+    as fast as np.vectorize, and the same values."""
+    x = np.asarray(x, dtype=np.float64)
+    return np.fromiter(map(fn, x.ravel().tolist()), np.float64, count=x.size).reshape(x.shape)
+
+
+def _erf(x) -> np.ndarray:
+    return _libm(math.erf, x)
 
 
 def silu(x, **cfg):
@@ -186,7 +195,7 @@ def dllm_sampling(logits, mask, K, **cfg):
     m = x.max(axis=1)
     t = x.argmax(axis=1)                                          # first occurrence: lowest index
     d = _bf16_round(x - m[:, None])                               # V_SUB_VF
-    e = _bf16_round(np.vectorize(math.exp, otypes=[np.float64])(d))  # V_EXP_V (libm exp, one rounding)
+    e = _bf16_round(_libm(math.exp, d))                            # V_EXP_V (libm exp, one rounding)
     s = np.zeros(L, dtype=np.float32)                             # the bf16 running sum (held in f32)
     for j in range(0, V, 64):                                     # V_RED_SUM, one 64-column chunk at a time
         part = np.zeros(L, dtype=np.float32)
