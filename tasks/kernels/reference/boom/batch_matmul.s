@@ -8,7 +8,9 @@
 # registers for the whole k loop; one k step loads a[i..i+3, k] and b[k, j..j+3] and issues 16
 # independent fmadd.s, so the one FP pipe never waits on an FMA chain and the 8 loads use half the
 # memory port: about one FMA per cycle, the FP roofline. The first k step multiplies (fmul.s)
-# instead of zeroing the tile. Accumulation is in f32 in k order.
+# instead of zeroing the tile. After (K - 1) % 4 single steps the k loop takes four steps at a
+# time (a at offsets 4..16, rows k+1..k+4 of b through a0..a3): a quarter of the pointer updates
+# and loop branches, the same FMAs in the same order. Accumulation is in f32 in k order.
 
         .text
         .globl batch_matmul
@@ -86,7 +88,9 @@ bm_j:
         fmul.s  ft9, ft3, ft5
         fmul.s  ft10, ft3, ft6
         fmul.s  ft11, ft3, ft7
-        beqz    t5, bm_st
+        andi    t6, t5, 3               # t6 = (K - 1) % 4 single steps first
+        srli    t5, t5, 2               # t5 = (K - 1) / 4 steps of four
+        beqz    t6, bm_k4
 bm_k:
         addi    t0, t0, 4
         addi    t1, t1, 4
@@ -117,8 +121,122 @@ bm_k:
         fmadd.s ft9, ft3, ft5, ft9
         fmadd.s ft10, ft3, ft6, ft10
         fmadd.s ft11, ft3, ft7, ft11
+        addi    t6, t6, -1
+        bnez    t6, bm_k
+bm_k4:
+        beqz    t5, bm_st
+        add     a0, t4, s6              # a0..a3: rows k+1..k+4 of b, at column j
+        add     a1, a0, s6
+        add     a2, a1, s6
+        add     a3, a2, s6
+        slli    a4, s6, 2               # a4 = 4 rows of b
+bm_q:  # four k steps: a at offsets 4..16, b rows from a0..a3
+        flw     ft0, 4(t0)
+        flw     ft1, 4(t1)
+        flw     ft2, 4(t2)
+        flw     ft3, 4(t3)
+        flw     ft4, 0(a0)
+        flw     ft5, 4(a0)
+        flw     ft6, 8(a0)
+        flw     ft7, 12(a0)
+        fmadd.s fs0, ft0, ft4, fs0
+        fmadd.s fs1, ft0, ft5, fs1
+        fmadd.s fs2, ft0, ft6, fs2
+        fmadd.s fs3, ft0, ft7, fs3
+        fmadd.s fs4, ft1, ft4, fs4
+        fmadd.s fs5, ft1, ft5, fs5
+        fmadd.s fs6, ft1, ft6, fs6
+        fmadd.s fs7, ft1, ft7, fs7
+        fmadd.s fs8, ft2, ft4, fs8
+        fmadd.s fs9, ft2, ft5, fs9
+        fmadd.s fs10, ft2, ft6, fs10
+        fmadd.s fs11, ft2, ft7, fs11
+        fmadd.s ft8, ft3, ft4, ft8
+        fmadd.s ft9, ft3, ft5, ft9
+        fmadd.s ft10, ft3, ft6, ft10
+        fmadd.s ft11, ft3, ft7, ft11
+        flw     ft0, 8(t0)
+        flw     ft1, 8(t1)
+        flw     ft2, 8(t2)
+        flw     ft3, 8(t3)
+        flw     ft4, 0(a1)
+        flw     ft5, 4(a1)
+        flw     ft6, 8(a1)
+        flw     ft7, 12(a1)
+        fmadd.s fs0, ft0, ft4, fs0
+        fmadd.s fs1, ft0, ft5, fs1
+        fmadd.s fs2, ft0, ft6, fs2
+        fmadd.s fs3, ft0, ft7, fs3
+        fmadd.s fs4, ft1, ft4, fs4
+        fmadd.s fs5, ft1, ft5, fs5
+        fmadd.s fs6, ft1, ft6, fs6
+        fmadd.s fs7, ft1, ft7, fs7
+        fmadd.s fs8, ft2, ft4, fs8
+        fmadd.s fs9, ft2, ft5, fs9
+        fmadd.s fs10, ft2, ft6, fs10
+        fmadd.s fs11, ft2, ft7, fs11
+        fmadd.s ft8, ft3, ft4, ft8
+        fmadd.s ft9, ft3, ft5, ft9
+        fmadd.s ft10, ft3, ft6, ft10
+        fmadd.s ft11, ft3, ft7, ft11
+        flw     ft0, 12(t0)
+        flw     ft1, 12(t1)
+        flw     ft2, 12(t2)
+        flw     ft3, 12(t3)
+        flw     ft4, 0(a2)
+        flw     ft5, 4(a2)
+        flw     ft6, 8(a2)
+        flw     ft7, 12(a2)
+        fmadd.s fs0, ft0, ft4, fs0
+        fmadd.s fs1, ft0, ft5, fs1
+        fmadd.s fs2, ft0, ft6, fs2
+        fmadd.s fs3, ft0, ft7, fs3
+        fmadd.s fs4, ft1, ft4, fs4
+        fmadd.s fs5, ft1, ft5, fs5
+        fmadd.s fs6, ft1, ft6, fs6
+        fmadd.s fs7, ft1, ft7, fs7
+        fmadd.s fs8, ft2, ft4, fs8
+        fmadd.s fs9, ft2, ft5, fs9
+        fmadd.s fs10, ft2, ft6, fs10
+        fmadd.s fs11, ft2, ft7, fs11
+        fmadd.s ft8, ft3, ft4, ft8
+        fmadd.s ft9, ft3, ft5, ft9
+        fmadd.s ft10, ft3, ft6, ft10
+        fmadd.s ft11, ft3, ft7, ft11
+        flw     ft0, 16(t0)
+        flw     ft1, 16(t1)
+        flw     ft2, 16(t2)
+        flw     ft3, 16(t3)
+        flw     ft4, 0(a3)
+        flw     ft5, 4(a3)
+        flw     ft6, 8(a3)
+        flw     ft7, 12(a3)
+        fmadd.s fs0, ft0, ft4, fs0
+        fmadd.s fs1, ft0, ft5, fs1
+        fmadd.s fs2, ft0, ft6, fs2
+        fmadd.s fs3, ft0, ft7, fs3
+        fmadd.s fs4, ft1, ft4, fs4
+        fmadd.s fs5, ft1, ft5, fs5
+        fmadd.s fs6, ft1, ft6, fs6
+        fmadd.s fs7, ft1, ft7, fs7
+        fmadd.s fs8, ft2, ft4, fs8
+        fmadd.s fs9, ft2, ft5, fs9
+        fmadd.s fs10, ft2, ft6, fs10
+        fmadd.s fs11, ft2, ft7, fs11
+        fmadd.s ft8, ft3, ft4, ft8
+        fmadd.s ft9, ft3, ft5, ft9
+        fmadd.s ft10, ft3, ft6, ft10
+        fmadd.s ft11, ft3, ft7, ft11
+        addi    t0, t0, 16
+        addi    t1, t1, 16
+        addi    t2, t2, 16
+        addi    t3, t3, 16
+        add     a0, a0, a4
+        add     a1, a1, a4
+        add     a2, a2, a4
+        add     a3, a3, a4
         addi    t5, t5, -1
-        bnez    t5, bm_k
+        bnez    t5, bm_q
 bm_st:
         add     t0, s2, a7              # c[i, j]
         fsw     fs0, 0(t0)
