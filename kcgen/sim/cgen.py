@@ -1902,11 +1902,14 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
             out.append("s->t_branch = 0;")
         return " ".join(out) or "/* no per-instruction timing scratch */"
 
-    # Up to this many instructions every handler gets its own copy of the fetch-and-dispatch tail
-    # (threaded code: one indirect branch per instruction, which predicts best). Beyond it the
-    # handlers share one tail: each computed goto may reach every handler, so copies make the
-    # control-flow graph quadratic and gcc's compile time explodes (coral: minutes).
-    THREADED_MAX = 96
+    # Up to REPLICATE_MAX instructions every handler gets its own copy of the fetch-and-dispatch tail
+    # (threaded code: one indirect branch per instruction, which predicts best; through one shared
+    # branch boom's untimed gemm took 16 % longer on a busy host). Beyond it the handlers share one
+    # tail: each computed goto may reach every handler, so copies make the control-flow graph
+    # quadratic and gcc's compile time explodes (coral: minutes). Above O2_MAX instructions the run
+    # loop is compiled at -O1 (boom's: 13.6 s of gcc at -O2, 3.4 s at -O1).
+    REPLICATE_MAX = 160
+    O2_MAX = 96
     UNROLL_SUMS = 8  # interchanged reductions: outer loops unrolled up to this many rows of sums
     INLINE_LINES = 12  # instruction bodies up to this many lines of C are inlined into the run loop
 
@@ -1917,19 +1920,19 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
 
     @property
     def replicate_tails(self) -> bool:
-        return len(self.names) <= self.THREADED_MAX
+        return len(self.names) <= self.REPLICATE_MAX
 
     @property
     def extra_cflags(self) -> list[str]:
         """With replicated tails, let gcc keep one dispatch jump per handler instead of merging them.
-        A large ISA's run loop (hundreds of handlers) is compiled with -O1: -O2 triples gcc's time on
+        A large ISA's run loop (over O2_MAX handlers) is compiled with -O1: -O2 triples gcc's time on
         it (coral: 14 s -> 5 s of CPU) for a few percent of speed; its out-of-line instructions keep -O2."""
         return ["--param=max-goto-duplication-insns=100"] if self.replicate_tails else []
 
     @property
     def unit_cflags(self) -> dict[str, list[str]]:
         """Extra flags per translation unit."""
-        return {"sim.c": [] if self.replicate_tails else ["-O1"], "sim_ops.c": []}
+        return {"sim.c": [] if len(self.names) <= self.O2_MAX else ["-O1"], "sim_ops.c": []}
 
     def run_c(self) -> list[str]:
         """The run loop: every operation's handler ends by fetching the next instruction and jumping
