@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import platform
 import shutil
 import subprocess
 import time
@@ -105,17 +106,16 @@ def build(spec: Spec, force: bool = False, cc: Optional[str] = None) -> Built:
         (directory / "cdef.h").write_text(gen.cdef())
         tag = os.getpid()
         compile_flags = [f for f in CFLAGS if f != "-shared"]
-        units = [n for n in files if n.endswith(".c")]
         compile_flags += gen.extra_cflags
-        jobs = {n: subprocess.Popen([cc, *compile_flags, *gen.unit_cflags.get(n, []), "-c", "-I", str(NATIVE), "-I", str(directory), "-o",
-                                     str(directory / f"{n}.{tag}.o"), str(directory / n)],
-                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-                for n in units}  # the units compile in parallel
+        jobs = {obj: (src, subprocess.Popen([cc, *compile_flags, *flags, "-c", "-I", str(NATIVE), "-I", str(directory), "-o",
+                                             str(directory / f"{obj}.{tag}.o"), str(directory / src)],
+                                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+                for obj, src, flags in gen.compile_units(platform.machine())}  # the units compile in parallel
         objects = []
-        for n, job in jobs.items():
+        for obj, (src, job) in jobs.items():
             _, err = job.communicate()
-            _check(job.returncode, err, directory / n)
-            objects.append(str(directory / f"{n}.{tag}.o"))
+            _check(job.returncode, err, directory / src)
+            objects.append(str(directory / f"{obj}.{tag}.o"))
         tmp = directory / f"sim.{tag}.so"
         done = subprocess.run([cc, "-shared", "-o", str(tmp), *objects, "-lm"], capture_output=True, text=True)
         for o in objects:

@@ -109,6 +109,7 @@ class CGen:
         self._no_regions = False  # compile every statement as the plain checked code
         self._regions = 0  # fast versions made in the current instruction
         self._side_by_side = False
+        self._fmaf = False  # some semantics compute an f32 fused multiply-add (b_fma)
         self._plan = None
         self._anchors: dict = {}  # id(for statement) -> reductions computed at the start of its body
         self.functions = {}
@@ -583,9 +584,16 @@ class CGen:
         return self.wrap(f"kc_abs({x})", t) if (isinstance(t, IntLitT) or t.signed) else x
 
     def b_fma(self, e, t):
+        """One rounding to t, not two (docs/simulator.md): C's fmaf for f32 (one instruction where
+        the run loop is also built for x86-64-v3), the product exact in double and the sum rounded
+        to odd for narrower formats, fma for f64."""
         a, b, c = (self.expr(x, t) for x in e.args)
-        if isinstance(t, FloatT) and self.L.floats[t.name].native != "double" and self.L.floats[t.name].man < 26:
-            return self.round(f"kc_fma_odd({a}, {b}, {c})", t)  # one rounding, not two (docs/simulator.md)
+        native = self.L.floats[t.name].native if isinstance(t, FloatT) else "double"
+        if native == "float":
+            self._fmaf = True
+            return f"(double)fmaf((float)({a}), (float)({b}), (float)({c}))"
+        if native != "double" and self.L.floats[t.name].man < 26:
+            return self.round(f"kc_fma_odd({a}, {b}, {c})", t)
         return self.round(f"fma({a}, {b}, {c})", t)
 
     def b_ldexp(self, e, t):
@@ -965,7 +973,10 @@ class CGen:
         head += self.groups_c()
         head += fns
         head += ["/* instructions compiled in sim_ops.c */"] + decls + [""]
-        main = ['#include "sim.h"', ""] + inline + self.decoder_c() + self.run_c()
+        decoder = self.decoder_c()
+        if self.run_clone:  # the v3 build is the run loop alone
+            decoder = ["#ifndef KC_RUN_V3"] + decoder + ["#endif"]
+        main = ['#include "sim.h"', ""] + inline + decoder + self.run_c()
         ops = ['#include "sim.h"', ""] + outline
         return {"sim.h": "\n".join(head) + "\n", "sim.c": "\n".join(main) + "\n", "sim_ops.c": "\n".join(ops) + "\n"}
 
@@ -1934,6 +1945,15 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
         """Extra flags per translation unit."""
         return {"sim.c": [] if len(self.names) <= self.O2_MAX else ["-O1"], "sim_ops.c": []}
 
+    def compile_units(self, machine: str) -> list[tuple[str, str, list[str]]]:
+        """(object, source, extra flags) for each compile of the build on a host `machine`
+        (platform.machine()): every .c file once, and sim.c again for x86-64-v3 (run_clone)."""
+        units = [(n, n, list(self.unit_cflags.get(n, []))) for n in ("sim.c", "sim_ops.c")]
+        if self.run_clone and machine in ("x86_64", "AMD64"):
+            units[0][2].append("-DKC_RUN_CLONE")
+            units.append(("sim_v3.c", "sim.c", self.unit_cflags["sim.c"] + ["-march=x86-64-v3", "-DKC_RUN_V3"]))
+        return units
+
     def run_c(self) -> list[str]:
         """The run loop: every operation's handler ends by fetching the next instruction and jumping
         to its handler through the address stored in the pre-decoded operation."""
@@ -1986,7 +2006,11 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
                "    KC_FETCH(); \\",
                "} while (0)",
                "",
+               *([f"#ifdef KC_RUN_V3  /* the second build of this file: the run loop alone (run_clone) */",
+                  f"int {P}_run_inner_v3({P}_state *restrict s, uint64_t max_steps) {{",
+                  "#else"] if self.run_clone else []),
                f"static int run_inner({P}_state *restrict s, uint64_t max_steps) {{",
+               *(["#endif"] if self.run_clone else []),
                f"    static const void *const dispatch[] = {{ {labels} }};",
                f"    {P}_op *const ops = s->ops;",
                f"    const {P}_op *const ops_end = ops + s->nops;",
@@ -2025,15 +2049,29 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
                 "#undef KC_FETCH",
                 "#undef KC_FETCH_NEXT",
                 "#undef KC_NEXT",
-                "",
-                f"int {P}_run({P}_state *s, uint64_t max_steps) {{",
+                ""]
+        if self.run_clone:
+            out += ["#ifndef KC_RUN_V3",
+                    "#ifdef KC_RUN_CLONE  /* kcgen.sim.build compiled this file again for x86-64-v3 */",
+                    f"int {P}_run_inner_v3({P}_state *restrict s, uint64_t max_steps);",
+                    f"static int kc_run_loop({P}_state *restrict s, uint64_t max_steps) {{",
+                    "    static int v3 = -1;  /* the CPU's answer does not change: asked once */",
+                    "    if (v3 < 0) { __builtin_cpu_init(); v3 = __builtin_cpu_supports(\"x86-64-v3\") != 0; }",
+                    f"    return v3 ? {P}_run_inner_v3(s, max_steps) : run_inner(s, max_steps);",
+                    "}",
+                    "#else",
+                    "#define kc_run_loop run_inner",
+                    "#endif"]
+        else:
+            out += ["#define kc_run_loop run_inner"]
+        out += [f"int {P}_run({P}_state *s, uint64_t max_steps) {{",
                 "    jmp_buf env;",
                 "    s->jmp = &env;",
                 "    s->status = 0; s->trap.kind = 0; s->trap.message[0] = 0;",
                 "    s->t_step = 0; s->halted = 0;"] + (
                 ["    if (s->nissued == 0) kc_cal_reset(s);  /* nothing issued since the reset */"] if self._ooo else []) + [
                 "    if (setjmp(env)) { s->status = 2; }",
-                "    else run_inner(s, max_steps);",
+                "    else kc_run_loop(s, max_steps);",
                 "    /* the trapping instruction, or the fetch past the end, did not retire */",
                 "    s->instret += s->t_step - (s->status == 2 || (s->status == 1 && !s->halted));",
                 "    uint64_t end = s->now > s->horizon ? s->now : s->horizon;"] + self._ready_max() + [
@@ -2041,8 +2079,18 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
                 "    s->jmp = NULL;",
                 "    return s->status;",
                 "}",
-                f"uint64_t {P}_layout_size(void) {{ return sizeof({P}_state); }}"]
+                f"uint64_t {P}_layout_size(void) {{ return sizeof({P}_state); }}"] + (
+                ["#endif  /* KC_RUN_V3 */"] if self.run_clone else [])
         return out
+
+    @property
+    def run_clone(self) -> bool:
+        """Build the run loop a second time for x86-64-v3 (sim.c again, with KC_RUN_V3; the public
+        entry picks it where the CPU has it): where semantics compute f32 fused multiply-adds, fmaf
+        is then one instruction instead of a call (boom's gemm: untimed 21 -> 14 ms of CPU). gcc
+        cannot clone a function that keeps label addresses, hence a second compile; large ISAs are
+        left out to bound gcc's time."""
+        return self._fmaf and self.replicate_tails
 
 
 # ---- small analyses over semantics ---------------------------------------------------------------------

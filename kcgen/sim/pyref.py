@@ -341,7 +341,8 @@ def _fma(a: float, b: float, c: float) -> float:
 
 def _fma_odd(a: float, b: float, c: float) -> float:
     """a * b + c rounded to odd in double (the C simulator's kc_fma_odd): rounded to a format of
-    at most 51 bits, it gives the correctly rounded fma, without rounding twice."""
+    at most 51 bits, it gives the correctly rounded fma (what C's fmaf gives for f32), without
+    rounding twice."""
     if not (math.isfinite(a) and math.isfinite(b) and math.isfinite(c)) or a == 0.0 or b == 0.0:
         return _fma(a, b, c)
     exact = Fraction(a) * Fraction(b) + Fraction(c)

@@ -125,3 +125,29 @@ def test_boom_fmadd_s_rounds_once():
     single = lambda b: float(np.uint32(int(b) & 0xFFFFFFFF).view(np.float32))  # noqa: E731
     assert single(f[10]) == 1 + 2.0 ** -11 + 2.0 ** -23
     assert single(f[14]) == 1 + 2.0 ** -11  # a * b - c: below the tie
+
+
+def test_boom_run_loop_without_its_x86_64_v3_build_computes_the_same(tmp_path, monkeypatch):
+    """The run loop's second build (x86-64-v3, where fmaf is one instruction) is what this machine
+    runs; the plain build, what other CPUs run, must give the same bits and cycles."""
+    from kcgen.asm import Assembler as Asm
+    from kcgen.sim import build as build_module
+    spec = isadl.load(ROOT / "targets" / "boom.isa")
+    program = Asm(spec).assemble(
+        "".join(f"fmadd.s f{k}, f{k + 1}, f{k + 2}, f{k + 3}\nfmul.s f{k + 4}, f{k}, f{k + 1}\n" for k in range(0, 20, 5))
+        + "fnmsub.s f30, f1, f2, f3\n", "t.s")
+    rng = np.random.default_rng(5)
+    regs = (np.float32(rng.standard_normal(32)) * np.float32(1 + 2.0 ** -12)).view(np.uint32).astype(np.uint64)
+    regs |= np.uint64(0xFFFFFFFF00000000)
+    runs = []
+    for machine in ("x86_64", "generic"):
+        monkeypatch.setenv("KCGEN_CACHE", str(tmp_path / machine))
+        monkeypatch.setattr(build_module.platform, "machine", lambda m=machine: m)
+        sim = Simulator(spec, build_module.build(spec))
+        assert (b"_run_inner_v3" in sim.built.library.read_bytes()) == (machine == "x86_64")
+        sim.load(program)
+        sim.arrays["f"][:] = regs
+        r = sim.run(100)
+        runs.append((r.status, r.cycles, sim.arrays["f"].copy()))
+    assert runs[0][0] == runs[1][0] == "halted" and runs[0][1] == runs[1][1]
+    assert np.array_equal(runs[0][2], runs[1][2])
