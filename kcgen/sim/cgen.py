@@ -588,11 +588,11 @@ class CGen:
         the run loop is also built for x86-64-v3), the product exact in double and the sum rounded
         to odd for narrower formats, fma for f64."""
         a, b, c = (self.expr(x, t) for x in e.args)
-        native = self.L.floats[t.name].native if isinstance(t, FloatT) else "double"
-        if native == "float":
+        fmt = self.L.floats[t.name] if isinstance(t, FloatT) else None
+        if fmt is not None and fmt.native == "float":
             self._fmaf = True
             return f"(double)fmaf((float)({a}), (float)({b}), (float)({c}))"
-        if native != "double" and self.L.floats[t.name].man < 26:
+        if fmt is not None and fmt.exact_products:
             return self.round(f"kc_fma_odd({a}, {b}, {c})", t)
         return self.round(f"fma({a}, {b}, {c})", t)
 

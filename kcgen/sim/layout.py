@@ -37,6 +37,12 @@ class FloatFormat:
         return self.exp + self.man + (0 if self.unsigned else 1)
 
     @property
+    def exact_products(self) -> bool:
+        """A product of two values is exact in double (at most 26 significant bits, not f64): a
+        fused multiply-add then rounds once through a sum rounded to odd in double (kc_fma_odd)."""
+        return self.man < 26 and self.native != "double"
+
+    @property
     def native(self) -> Optional[str]:
         """'float' or 'double' when C computes in the format itself."""
         if (self.exp, self.man, self.bias, self.finite, self.unsigned, self.nonan) == (8, 23, 127, False, False, False):

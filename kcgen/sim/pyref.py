@@ -343,11 +343,11 @@ def _fma_odd(a: float, b: float, c: float) -> float:
     """a * b + c rounded to odd in double (the C simulator's kc_fma_odd): rounded to a format of
     at most 51 bits, it gives the correctly rounded fma (what C's fmaf gives for f32), without
     rounding twice."""
-    if not (math.isfinite(a) and math.isfinite(b) and math.isfinite(c)) or a == 0.0 or b == 0.0:
-        return _fma(a, b, c)
-    exact = Fraction(a) * Fraction(b) + Fraction(c)
     r = _fma(a, b, c)
-    if math.isfinite(r) and Fraction(r) != exact and not struct.unpack("<Q", struct.pack("<d", r))[0] & 1:
+    if not (math.isfinite(a) and math.isfinite(b) and math.isfinite(c) and math.isfinite(r)) or a == 0.0 or b == 0.0:
+        return r
+    exact = Fraction(a) * Fraction(b) + Fraction(c)
+    if Fraction(r) != exact and not struct.unpack("<Q", struct.pack("<d", r))[0] & 1:
         r = math.nextafter(r, math.inf if exact > Fraction(r) else -math.inf)
     return r
 
@@ -1199,7 +1199,7 @@ class _Gen:
     def c_fma(self, e):
         t = self.T(e)
         a, b, c = self._args_as(e, t)
-        odd = isinstance(t, FloatT) and self.cc.floats[t.name].native != "double" and self.cc.floats[t.name].man < 26
+        odd = isinstance(t, FloatT) and self.cc.floats[t.name].exact_products
         return self.rnd(f"{'_fma_odd' if odd else '_fma'}({a}, {b}, {c})", t)
 
     def c_sext(self, e):
