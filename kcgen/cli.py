@@ -364,7 +364,8 @@ def tasks_cmd(target: str | None, level: int | None, show: str | None, config: s
               help="Evaluate every item's baseline and reference on TARGET (one row per task and config).")
 @click.option("--level", type=click.IntRange(1, 3), default=None, help="With --all: only this level's tasks.")
 @click.option("--config", default="C1", type=click.Choice(["C1", "C2", "C3", "C4", "C5"]), show_default=True)
-@click.option("--trials", default=3, type=click.IntRange(1, 100), show_default=True, help="Fresh input sets.")
+@click.option("--trials", default=None, type=click.IntRange(1, 100),
+              help="Fresh input sets (default: one per value profile of the task).")
 @click.option("--seed", default=None, type=int, help="Seed of the first trial (default: random; printed).")
 @click.option("--as", "as_target", default=None, help="Which of the task's targets TARGET stands for "
                                                     "(default: TARGET's name), e.g. when TARGET is a .isa path.")

@@ -158,7 +158,8 @@ def statement(task: TaskSpec, target: str, config: str, layout: Layout) -> str:
     """The item as the agent's prompt states it: the task, its sizes, the layout, the pass rule."""
     cfg = task.config(target, config)
     tols = sorted({p.dtype for n, p in layout.placements.items() if n in {t.name for t in task.outputs}})
-    rule = "; ".join(f"{d}: atol {task.tolerance[d].atol:g}, rtol {task.tolerance[d].rtol:g}" for d in tols)
+    rule = "; ".join(f"{d}: atol {task.tolerance_for(target, d).atol:g}, rtol {task.tolerance_for(target, d).rtol:g}"
+                     for d in tols)
     return "\n".join([
         f"Task {task.name} (level {task.level}), configuration {config} on {target}: "
         + ", ".join(f"{k} = {v}" for k, v in cfg.items()) + ".",
@@ -198,11 +199,15 @@ def layout_for(spec: Spec, task: TaskSpec, target: str, config: str) -> Layout:
 
 
 # ---- inputs ------------------------------------------------------------------------------------------
+EXTREME = 1.0e4  # the largest float magnitude the extremes profile draws (times the input's scale)
+
+
 def draw(rng: np.random.Generator, profile: str, shape, dtype: np.dtype, scale: Optional[float] = None) -> np.ndarray:
     """Fresh values under a profile; `scale` multiplies float values before they are rounded to
     `dtype` (integer tensors are not scaled: int8 ones span [-128, 127], wider ones [-32768, 32767],
     and [-4, 4] under the small profile)."""
     n = int(np.prod(shape))
+    shape = tuple(shape)
     if dtype.kind in "iu":
         # int8 data over its whole range; wider integers (an int32 bias beside int8 dot products)
         # over the 16-bit range, the scale of the sums they join
@@ -211,10 +216,15 @@ def draw(rng: np.random.Generator, profile: str, shape, dtype: np.dtype, scale: 
         lo, hi = max(info.min, -wide - 1), min(info.max, wide)
         if profile == "small":
             lo, hi = max(lo, -4), min(hi, 4)
-        v = rng.integers(lo, hi + 1, n)
-        if profile == "sparse":
-            v[rng.random(n) < 0.8] = 0
-        return v.astype(dtype).reshape(shape)
+        if profile == "extremes":  # the range's ends (saturation, the asymmetric minimum), 0 and +-1
+            v = rng.choice(np.array([lo, lo + 1, hi - 1, hi, 0, 1, max(lo, -1)]), n, p=[.25, .1, .1, .25, .1, .1, .1])
+        elif profile == "repeated":
+            v = rng.integers(-3, 4, n)
+        else:
+            v = rng.integers(lo, hi + 1, n)
+        if profile in ("sparse", "zeros"):
+            v[rng.random(n) < (0.8 if profile == "sparse" else 0.5)] = 0
+        return _edge_rows(v, shape, profile).astype(dtype).reshape(shape)
     if profile == "normal":
         v = rng.standard_normal(n)
     elif profile == "uniform":
@@ -223,12 +233,48 @@ def draw(rng: np.random.Generator, profile: str, shape, dtype: np.dtype, scale: 
         v = rng.standard_normal(n) * 1e-3
     elif profile == "large":
         v = rng.standard_normal(n) * 30.0
-    else:  # sparse and near zero
+    elif profile == "sparse":  # and near zero
         v = rng.standard_normal(n) * 1e-2
         v[rng.random(n) < 0.8] = 0.0
+    elif profile == "zeros":  # half the elements +0 or -0, the rest normal
+        v = rng.standard_normal(n)
+        zero = rng.random(n) < 0.5
+        v[zero] = np.copysign(0.0, rng.standard_normal(int(zero.sum())))
+    elif profile == "extremes":
+        v = _float_extremes(rng, n, dtype)
+    elif profile == "repeated":  # a few distinct values (halves in [-2, 2]): ties for max, equal rows
+        v = rng.integers(-4, 5, n) * 0.5
+    else:
+        raise ValueError(f"unknown value profile {profile!r}")
     if scale is not None:
         v = v * scale
-    return v.astype(dtype).reshape(shape)
+    return _edge_rows(v, shape, profile).astype(dtype).reshape(shape)
+
+
+def _float_extremes(rng: np.random.Generator, n: int, dtype: np.dtype) -> np.ndarray:
+    """A quarter each: denormals of the dtype, its smallest normals, large magnitudes (up to
+    EXTREME) and ordinary values, with random signs."""
+    info = ml_dtypes.finfo(dtype) if dtype not in (np.float32, np.float64, np.float16) else np.finfo(dtype)
+    tiny = float(info.smallest_normal)
+    denormal = float(info.smallest_subnormal)
+    kind = rng.integers(0, 4, n)
+    mag = np.select([kind == 0, kind == 1, kind == 2],
+                    [rng.uniform(denormal, tiny, n), tiny * rng.uniform(1.0, 4.0, n), EXTREME * rng.uniform(0.25, 1.0, n)],
+                    np.abs(rng.standard_normal(n)))
+    return np.where(rng.random(n) < 0.5, -mag, mag)
+
+
+def _edge_rows(v: np.ndarray, shape: tuple, profile: str) -> np.ndarray:
+    """Profiles for edge cases also give reductions their edge rows: under zeros the first row (last
+    axis) is all zeros; under repeated each row is sorted ascending (runs of ties)."""
+    if len(shape) == 0 or v.size == 0:
+        return v
+    rows = v.reshape(-1, shape[-1])
+    if profile == "zeros":
+        rows[0] = 0.0
+    elif profile == "repeated":
+        rows.sort(axis=1)
+    return rows.reshape(-1)
 
 
 def requantize(acc: np.ndarray, shift: int, dtype: np.dtype) -> np.ndarray:
@@ -287,6 +333,7 @@ class EvalResult:
     seeds: list[int] = field(default_factory=list)
     profiles: list[str] = field(default_factory=list)
     outputs: dict[str, OutputCheck] = field(default_factory=dict)  # the first failing trial's, else the last
+    suspicious: list[str] = field(default_factory=list)  # why a human should look at this result (never hidden)
 
     @property
     def speedup(self) -> Optional[float]:
@@ -511,12 +558,15 @@ def _one_blas_thread():
     return _BLAS.limit(limits=1, user_api="blas")
 
 
-def evaluate(kernel: str, spec: Spec, task: TaskSpec, target: str, config: str = "C1", trials: int = 3,
+def evaluate(kernel: str, spec: Spec, task: TaskSpec, target: str, config: str = "C1", trials: Optional[int] = None,
              seed: Optional[int] = None, max_steps: int = 50_000_000, baseline_cycles: Optional[int] = None,
              roofline_cycles: Optional[int] = None, layout: Optional[Layout] = None,
              path: str = "kernel.s") -> EvalResult:
     """Evaluate `kernel` (assembly text) for `task` at `config` on the ISA `spec`, whose dtypes are
-    the task's `target` entry. Runs in this process; `Evaluator` isolates it in a worker."""
+    the task's `target` entry. `trials` defaults to one per value profile of the task (trial k
+    draws under profile k mod the profiles, with seed `seed` + k; `seed` defaults to fresh OS
+    entropy). Runs in this process; `Evaluator` isolates it in a worker."""
+    trials = len(task.profiles) if trials is None else trials
     try:
         program = _assembler(spec).assemble(kernel, path)
     except isadl.IsaError as exc:
@@ -572,7 +622,7 @@ def evaluate(kernel: str, spec: Spec, task: TaskSpec, target: str, config: str =
             want = (quantize(golden[t.name], dt) if shifts[t.name] is None else
                     requantize(golden[t.name], shifts[t.name], dt)).astype(np.float64)
             got = got_all[t.name]
-            tol = task.tolerance[p.dtype]
+            tol = task.tolerance_for(target, p.dtype)
             ok = tol.ok(got, want)
             checks[t.name] = OutputCheck(t.name, got, want, ok)
             total += ok.size

@@ -40,7 +40,11 @@ class Tensor:
 
 
 WORK = ("mac", "elem")
-PROFILES = ("normal", "uniform", "small", "large", "sparse")  # value profiles of the inputs, cycled per trial
+# Value profiles of the inputs, one per trial, cycled: the typical (normal, uniform), the scales a
+# kernel may get wrong (small, large), and the edge cases per dtype (zeros: exact and signed zeros,
+# a whole zero row; extremes: the dtype's range ends for integers, denormals, the smallest normals
+# and large magnitudes for floats; repeated: few distinct values, sorted, so reductions meet ties).
+PROFILES = ("normal", "uniform", "small", "large", "sparse", "zeros", "extremes", "repeated")
 
 
 @dataclass(frozen=True)
@@ -81,6 +85,10 @@ class TaskSpec:
     work: dict[str, str] = field(default_factory=dict)  # mac / elem: operation counts over the config variables
     path: str = ""
     profiles: tuple[str, ...] = PROFILES  # a task may leave out profiles it is ill-conditioned under
+
+    def tolerance_for(self, target: str, dtype: str) -> Tolerance:
+        """The pass rule for an output of `dtype` on `target`."""
+        return self.tolerance[dtype]
 
     def work_counts(self, config: dict[str, int]) -> dict[str, int]:
         """The least work any kernel must do (roofline): multiply-accumulates and elementwise results."""
