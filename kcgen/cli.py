@@ -334,7 +334,7 @@ def tasks_cmd(target: str | None, level: int | None, show: str | None, config: s
             sys.exit(1)
         spec = _load_target(target, ())
         try:
-            click.echo(statement(task, target, config, layout_for(spec, task, target, config)))
+            click.echo(statement(task, target, config, layout_for(spec, task, target, config), spec))
         except LayoutError as exc:
             click.echo(f"error: {exc}", err=True)
             sys.exit(1)
@@ -492,17 +492,24 @@ def _eval_all(isa_path, target: str, level, trials: int, seed, jobs, as_json: bo
               help="Run directory (trajectory.jsonl, workspace/, best.s); rerunning on it resumes. "
                    "Default: runs/agent/TARGET-TASK-CONFIG-MODEL.")
 @click.option("--api-base", default=None, help="Base URL of an OpenAI-compatible server (with --model openai/NAME).")
-@click.option("--trials", default=3, type=click.IntRange(1, 20), show_default=True,
-              help="Input sets per evaluation.")
-def agent_cmd(target, task, model, config, max_turns, thinking, one_shot, out, api_base, trials) -> None:
+@click.option("--trials", default=None, type=click.IntRange(1, 20),
+              help="Input sets per evaluation in the loop (default: one per value profile). The final "
+                   "verification always uses at least 10 over every profile.")
+@click.option("--seed", default=None, type=int,
+              help="For reproduction only: the loop's evaluations draw inputs from this seed (default: one "
+                   "from the OS, recorded in the trajectory). The final verification always draws fresh OS seeds.")
+def agent_cmd(target, task, model, config, max_turns, thinking, one_shot, out, api_base, trials, seed) -> None:
     """Let MODEL write a kernel for TASK on TARGET, printing each turn and a final summary.
 
-    Exit status 0 when the run found a correct kernel, 1 when it did not, 2 when it could not run."""
+    The best kernel is verified at the end on fresh inputs the model never saw; only a verified
+    kernel is a success. Exit status 0 when the run found a verified kernel, 1 when it did not, 2
+    when it could not run."""
     from kcgen.paths import agent
     A = agent()
     out = Path(out or Path("runs") / "agent" / f"{target}-{task}-{config}-{model.replace('/', '_')}")
     settings = A.RunSettings(model=model, target=target, task=task, config=config, max_turns=max_turns,
-                             thinking=thinking, one_shot=one_shot, out=out, api_base=api_base, trials=trials)
+                             thinking=thinking, one_shot=one_shot, out=out, api_base=api_base, trials=trials,
+                             seed=seed)
     try:
         run = A.Run(settings, on_event=_print_event)
     except A.RunError as exc:
@@ -510,10 +517,20 @@ def agent_cmd(target, task, model, config, max_turns, thinking, one_shot, out, a
         sys.exit(2)
     summary = run.run()
     tag = " [scripted model]" if summary.get("scripted") else ""
+    check = summary.get("verification") or {}
     if summary.get("success"):
         speed = f", speedup {summary['speedup']:.2f}x over the baseline" if summary.get("speedup") else ""
-        click.echo(f"success{tag}: {summary['best_cycles']} cycles{speed}; first correct at turn "
-                   f"{summary['turns_to_first_success']} of {summary['turns']}; best kernel {summary['best_kernel']}")
+        click.echo(f"success{tag}: {summary['best_cycles']} cycles{speed}, verified on {check.get('trials')} fresh "
+                   f"trials; first correct at turn {summary['turns_to_first_success']} of {summary['turns']}; "
+                   f"best kernel {summary['best_kernel']}")
+        for flag in summary.get("suspicious") or []:
+            click.echo(f"suspicious (a human should look): {flag}")
+    elif check:
+        why = str(check.get("error") or check.get("trap") or check.get("violation") or
+                  f"{100 * (1 - (check.get('match_rate') or 0)):.1f}% of elements do not match").splitlines()[0][:200]
+        click.echo(f"no verified kernel{tag}: the best kernel ({summary.get('loop_best_cycles')} cycles in the loop) "
+                   f"failed the final verification on {check.get('trials')} fresh trials ({why}); "
+                   f"kernel {summary['best_kernel']}")
     else:
         click.echo(f"no correct kernel{tag} after {summary['turns']} turns ({summary['stop']})"
                    + (f": {summary['error']}" if summary.get("error") else ""))
@@ -573,7 +590,11 @@ def bench_cmd(models, targets, tasks, configs, trials, workers, executor, ray_ad
     except bench.BenchError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
-    todo, skipped = bench.to_run(cells, Path(rundir), retry_failed)
+    try:
+        todo, skipped = bench.to_run(cells, Path(rundir), retry_failed)
+    except bench.DatabaseError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(1)
     if dry_run:
         waiting = set(todo)
         for c in cells:
@@ -604,6 +625,9 @@ def _run_bench(cells, todo: int, rundir: Path, options, workers: int, executor: 
         except bench.BenchError as exc:
             click.echo(f"error: {exc}", err=True)
             sys.exit(2)
+        except bench.DatabaseError as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(1)
         except KeyboardInterrupt:
             click.echo("interrupted: completed cells are saved; rerun the same command to resume", err=True)
             sys.exit(130)
@@ -619,10 +643,10 @@ def _run_bench(cells, todo: int, rundir: Path, options, workers: int, executor: 
               help="Another run directory to show side by side.")
 def report_cmd(rundir, compare) -> None:
     """Write RUNDIR/report.md, report.html, results.csv and PNG plots from RUNDIR/results.sqlite."""
-    from kcgen import report
+    from kcgen import bench, report
     try:
         rep = report.write(Path(rundir), Path(compare) if compare else None)
-    except FileNotFoundError as exc:
+    except (FileNotFoundError, bench.DatabaseError) as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(1)
     click.echo(rep.summary)

@@ -27,12 +27,13 @@ import numpy as np
 import isadl
 from isadl.check import Spec
 
-from . import taskspec
+from . import integrity, taskspec
 from .taskspec import PROFILES, TaskSpec  # noqa: F401  (PROFILES: the value profiles, re-exported)
 
 DTYPES = {"f32": np.dtype(np.float32), "bf16": np.dtype(ml_dtypes.bfloat16), "fp16": np.dtype(np.float16),
           "i8": np.dtype(np.int8), "i16": np.dtype(np.int16), "i32": np.dtype(np.int32), "u8": np.dtype(np.uint8)}
 ALIGN = 64  # bytes between packed tensors
+EXTREME = 1.0e4  # the largest float magnitude the extremes profile draws (times the input's scale)
 
 
 class LayoutError(Exception):
@@ -69,6 +70,17 @@ class Layout:
     args: list[tuple[str, int, str]]  # (register, value, what it is)
     notes: list[str] = field(default_factory=list)
     preloads: list[Preload] = field(default_factory=list)
+    scratch: list = field(default_factory=list)  # integrity.Span: free memory the kernel may use besides the ABI's
+
+    def extent(self, spec: Spec, tensor: str):
+        """The elements of its memory a tensor's storage occupies (integrity.Span): its bytes in a
+        byte memory, one element per value in a memory of its own element type (as `write` stores)."""
+        from .integrity import Span
+        p = self.placements[tensor]
+        n = int(np.prod(p.shape))
+        if spec.types[p.memory].bits == 8:
+            n *= DTYPES[p.dtype].itemsize
+        return Span(p.memory, p.index, p.index + n, f"tensor {tensor}")
 
     def write(self, sim, tensor: str, values: np.ndarray) -> np.ndarray:
         """Store an input; return its values as the kernel will see them (after any format's rounding)."""
@@ -154,7 +166,7 @@ def abi_layout(spec: Spec, task: TaskSpec, target: str, config: str) -> Layout:
     return Layout(placements, args)
 
 
-def statement(task: TaskSpec, target: str, config: str, layout: Layout) -> str:
+def statement(task: TaskSpec, target: str, config: str, layout: Layout, spec: Spec) -> str:
     """The item as the agent's prompt states it: the task, its sizes, the layout, the pass rule."""
     cfg = task.config(target, config)
     tols = sorted({p.dtype for n, p in layout.placements.items() if n in {t.name for t in task.outputs}})
@@ -168,10 +180,32 @@ def statement(task: TaskSpec, target: str, config: str, layout: Layout) -> str:
         f"{', '.join(t.name for t in task.outputs)}.",
         layout.prompt(),
         *requant_rule(task, target, cfg),
+        *integrity.statement_lines(spec, layout),
+        profile_rule(task),
         "Correct means: on every trial (fresh random inputs each time; the outputs start filled with poison), "
         "every output element satisfies |kernel - reference| <= atol + rtol * max(|reference|, rms(reference)) "
-        f"({rule}).",
+        f"({rule}), and memory and registers are intact as above.",
     ])
+
+
+PROFILE_TEXT = {
+    "normal": "standard normal", "uniform": "uniform in [-1, 1]", "small": "normal times 1e-3",
+    "large": "normal times 30", "sparse": "80 % exact zeros, the rest normal times 1e-2",
+    "zeros": "half the elements +0.0 or -0.0, the rest normal; the first row all zeros",
+    "extremes": f"a quarter each: denormals, the smallest normals, magnitudes up to {EXTREME:g}, ordinary values",
+    "repeated": "few distinct values (multiples of 0.5 in [-2, 2]), each row sorted ascending",
+}
+INT_PROFILE_TEXT = {"small": "in [-4, 4]", "sparse": "80 % zeros", "zeros": "50 % zeros, the first row all zeros",
+                    "extremes": "the dtype's range ends (min, min + 1, max - 1, max), 0 and +-1",
+                    "repeated": "integers in [-3, 3], each row sorted ascending"}
+
+
+def profile_rule(task: TaskSpec) -> str:
+    """What inputs the kernel must handle: every value profile with its values (seeds are not told)."""
+    return ("Inputs the kernel must handle (one trial per value profile, each with fresh random values; float "
+            "inputs times the tensor's scale): " + "; ".join(f"{p}: {PROFILE_TEXT[p]}" for p in task.profiles)
+            + ". Integer inputs span the dtype (int8) or [-32768, 32767] (wider), except " +
+            "; ".join(f"{p}: {INT_PROFILE_TEXT[p]}" for p in task.profiles if p in INT_PROFILE_TEXT) + ".")
 
 
 def requant_rule(task: TaskSpec, target: str, cfg: dict[str, int]) -> list[str]:
@@ -199,9 +233,6 @@ def layout_for(spec: Spec, task: TaskSpec, target: str, config: str) -> Layout:
 
 
 # ---- inputs ------------------------------------------------------------------------------------------
-EXTREME = 1.0e4  # the largest float magnitude the extremes profile draws (times the input's scale)
-
-
 def draw(rng: np.random.Generator, profile: str, shape, dtype: np.dtype, scale: Optional[float] = None) -> np.ndarray:
     """Fresh values under a profile; `scale` multiplies float values before they are rounded to
     `dtype` (integer tensors are not scaled: int8 ones span [-128, 127], wider ones [-32768, 32767],
@@ -334,6 +365,7 @@ class EvalResult:
     profiles: list[str] = field(default_factory=list)
     outputs: dict[str, OutputCheck] = field(default_factory=dict)  # the first failing trial's, else the last
     suspicious: list[str] = field(default_factory=list)  # why a human should look at this result (never hidden)
+    violation: Optional[str] = None  # the first trial's breach of memory or ABI integrity (kcgen.integrity)
 
     @property
     def speedup(self) -> Optional[float]:
@@ -348,13 +380,18 @@ class EvalResult:
             return self.roofline_cycles / self.cycles
         return None
 
-    def summary(self) -> str:
+    def summary(self, flags: bool = True) -> str:
+        """One line for a person; `flags=False` leaves out the suspicious flags (the agent's tools:
+        they quote the reference kernel's cycles)."""
         if self.error:
             return f"error: {self.error}"
-        head = "correct" if self.correct else f"incorrect: {100 * (1 - self.match_rate):.1f}% of elements do not match"
+        head = ("correct" if self.correct else "incorrect" if self.match_rate == 1.0
+                else f"incorrect: {100 * (1 - self.match_rate):.1f}% of elements do not match")
         parts = [head]
         if self.trap:
             parts.append(f"trap: {self.trap}")
+        if self.violation:
+            parts.append(self.violation)
         if self.cycles is not None:
             parts.append(f"{self.cycles} cycles, {self.instret} instructions")
         if self.baseline_cycles:  # a speedup only means something for a correct kernel
@@ -364,6 +401,8 @@ class EvalResult:
             parts.append(f"roofline {self.roofline_cycles} cycles")
         if not self.correct and math.isfinite(self.max_abs_err):
             parts.append(f"max abs err {self.max_abs_err:.3g}, max rel err {self.max_rel_err:.3g}")
+        if flags and self.suspicious:
+            parts.append("suspicious (a human should look): " + "; ".join(self.suspicious))
         return "; ".join(parts)
 
     def as_json(self) -> dict:
@@ -371,8 +410,8 @@ class EvalResult:
                 "max_abs_err": _finite(self.max_abs_err), "max_rel_err": _finite(self.max_rel_err),
                 "cycles": self.cycles, "instret": self.instret, "baseline_cycles": self.baseline_cycles,
                 "speedup": self.speedup, "roofline_cycles": self.roofline_cycles,
-                "roofline_fraction": self.roofline_fraction, "trap": self.trap, "error": self.error,
-                "seeds": self.seeds, "profiles": self.profiles}
+                "roofline_fraction": self.roofline_fraction, "trap": self.trap, "error": self.error, "violation": self.violation,
+                "seeds": self.seeds, "profiles": self.profiles, "suspicious": self.suspicious}
 
 
 def _finite(x):
@@ -588,16 +627,22 @@ def evaluate(kernel: str, spec: Spec, task: TaskSpec, target: str, config: str =
     plan = [(seed + k, task.profiles[k % len(task.profiles)]) for k in range(trials)]
     sims = _simulators(spec, min(trials, _THREADS))
 
+    allowed, locked = integrity.writable(spec, task, lay, program), integrity.protected(spec, program)
+    watched, kept = integrity.memories(spec), integrity.preserved(spec)
+
     def trial(k: int, lane: int):
         """One trial on its lane's simulator (the simulator's C code runs without the GIL, so trials
         run side by side on the machine's cores). The cycles reported are trial 0's; the other
-        trials check correctness only and run with the timing model off."""
+        trials check correctness only and run with the timing model off. After the run, the memories
+        and the preserved registers are checked against their start (kcgen.integrity)."""
         sim = sims[lane]
         inputs = start_trial(sim, program, task, lay, *plan[k], cfg)
+        before = integrity.Snapshot(sim, watched, kept)
         run = sim.run(max_steps, timed=k == 0)
+        violation = integrity.check(spec, sim, before, allowed, task, lay, locked) if run.status == "halted" else None
         golden = ref_fn(**{n: v.astype(np.float64) for n, v in inputs.items()}, **cfg)
         got = {t.name: lay.read(sim, t.name).astype(np.float64) for t in task.outputs}
-        return run, golden, got
+        return run, golden, got, violation
 
     try:
         with _one_blas_thread():  # the trials are the parallelism; BLAS threads on top only contend
@@ -607,7 +652,7 @@ def evaluate(kernel: str, spec: Spec, task: TaskSpec, target: str, config: str =
     shifts = {t.name: task.requant_shift(target, t.name, cfg) for t in task.outputs}
     total = good = 0
     max_abs = max_rel = 0.0
-    for k, (run, golden, got_all) in enumerate(outcomes):
+    for k, (run, golden, got_all, violation) in enumerate(outcomes):
         result.seeds.append(plan[k][0])
         result.profiles.append(plan[k][1])
         if k == 0:
@@ -615,6 +660,9 @@ def evaluate(kernel: str, spec: Spec, task: TaskSpec, target: str, config: str =
         if run.status != "halted":
             result.correct = False
             result.trap = str(run.trap) if run.trap else f"did not halt within {max_steps} steps"
+        if violation:
+            result.correct = False
+            result.violation = result.violation or f"trial {k} ({plan[k][1]}): {violation}"
         checks = {}
         for t in task.outputs:
             p = lay.placements[t.name]
@@ -646,16 +694,27 @@ def evaluate(kernel: str, spec: Spec, task: TaskSpec, target: str, config: str =
 
 
 def evaluate_item(kernel: str, spec: Spec, task: TaskSpec, target: str, config: str = "C1", **kwargs) -> EvalResult:
-    """`evaluate`, with the item's baseline cycles (measured once, cached) for the speedup."""
-    from .kernels import baseline_cycles
+    """`evaluate`, with the item's baseline cycles (measured once, cached) for the speedup, and a
+    correct result flagged `suspicious` (kcgen.verify.flags) when it beats the item's reference
+    kernel by more than kcgen.verify.SUSPICIOUS_SPEEDUP or comes near its roofline bound."""
+    from . import kernels, verify
+    try:
+        lay = kwargs.get("layout") or layout_for(spec, task, target, config)
+    except LayoutError as exc:
+        return EvalResult(False, error=str(exc))
+    kwargs["layout"] = lay
     if kwargs.get("baseline_cycles") is None:
-        try:
-            lay = kwargs.get("layout") or layout_for(spec, task, target, config)
-        except LayoutError as exc:
-            return EvalResult(False, error=str(exc))
-        kwargs["layout"] = lay
-        kwargs["baseline_cycles"] = baseline_cycles(spec, task, target, config, lay)
-    return evaluate(kernel, spec, task, target, config, **kwargs)
+        kwargs["baseline_cycles"] = kernels.baseline_cycles(spec, task, target, config, lay)
+    result = evaluate(kernel, spec, task, target, config, **kwargs)
+    if result.correct and result.cycles:
+        try:  # the reference itself is its own comparison (not measured a second time)
+            ref = kernels.find("reference", spec, task, target, config, lay)
+            ref_cycles = (None if ref is None else result.cycles if ref.text == kernel else
+                          kernels.reference_cycles(spec, task, target, config, lay))
+        except Exception:  # a reference generator that cannot make this item: nothing to compare with
+            ref_cycles = None
+        result.suspicious += verify.flags(result.cycles, ref_cycles, result.roofline_cycles)
+    return result
 
 
 # ---- isolation ------------------------------------------------------------------------------------------

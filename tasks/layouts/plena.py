@@ -35,6 +35,7 @@ import numpy as np
 
 from kcgen import numeric
 from kcgen.evaluation import DTYPES, Layout, LayoutError, Placement, Preload
+from kcgen.integrity import Span
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 TILE_SLACK = 4608  # zero bytes left after every tensor's scales (one MXFP8 MLEN x MLEN tile)
@@ -156,6 +157,13 @@ class PlenaLayout(Layout):
         v = sim.view("vsram")
         return v[p.index + vsram_index(p.shape, self.vlen)].astype(DTYPES[p.dtype]).reshape(p.shape)
 
+    def extent(self, spec, tensor):
+        """HBM inputs: element bytes then scale bytes; vector SRAM outputs: their chunked image."""
+        p = self.placements[tensor]
+        n = int(np.prod(p.shape))
+        size = n + n // 8 if p.memory == "hbm" else vsram_size(p.shape, self.vlen)
+        return Span(p.memory, p.index, p.index + size, f"tensor {tensor}")
+
     def poison(self, sim, tensor):
         p = self.placements[tensor]
         v = sim.view("vsram")
@@ -276,6 +284,11 @@ def layout(spec, task, target, config) -> Layout:
     notes.append("MX encoding of the inputs (as H_STORE_V encodes): per block of 8 consecutive elements, scale "
                  "2^(floor(log2 amax) - 8) (E8M0, bias 127; 0 for an all-zero block), elements rounded to E4M3FN, "
                  "nearest even, saturating at 448.")
-    lay = PlenaLayout(placements, args, notes, preloads)
+    scratch = [Span("vsram", lo, hi, "vector SRAM rows no output occupies") for lo, hi in ((0, first), (end, vtotal))
+               if hi > lo]
+    scratch.append(Span("fpsram", len(consts), P["FP_SRAM_DEPTH"], "FP SRAM after the preloaded constants"))
+    if composite:
+        scratch.append(Span("hbm", base, P["HBM_BYTES"], "HBM after the inputs"))
+    lay = PlenaLayout(placements, args, notes, preloads, scratch)
     lay.vlen = vlen
     return lay
