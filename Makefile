@@ -22,7 +22,7 @@ demo: $(STAMP) toolchain
 	$(BIN)/kcgen demo
 
 test: $(STAMP) toolchain oracles
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --dist loadfile
 
 # The simulators are generated C compiled by gcc (kcgen build). Install it when missing and we can.
 toolchain:

@@ -35,7 +35,9 @@ def run_codesign(target: str, task: str, model: str, out: Path, config: str = "C
                   seed=seed, api_base=api_base)
     emit = on_event or (lambda phase, rec: None)
     base = Run(RunSettings(out=out / "base", **common), on_event=lambda r: emit("base", r)).run()
-    best = Path(base["best_kernel"]).read_text(encoding="utf-8") if base.get("best_kernel") else None
+    # phase 2 starts from phase 1's verified kernel only (a best kernel that failed its verification is no base)
+    best = Path(base["best_kernel"]).read_text(encoding="utf-8") if base.get("success") and base.get("best_kernel") \
+        else None
     note = NOTE.format(cycles=base["best_cycles"], kernel=best.strip()) if best else NOTE_NONE
     ext_run = Run(RunSettings(out=out / "extended", codesign=True, note=note, **common),
                   on_event=lambda r: emit("extended", r))

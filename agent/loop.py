@@ -4,9 +4,17 @@
 
 A turn is one model reply (with any number of tool calls). The loop stops when the turn budget
 (15 / 20 / 25 for levels 1 / 2 / 3 unless overridden) is spent or the model replies without a
-tool call. The result is the best correct kernel seen (fewest cycles). Rerunning on the same
-`out` directory resumes from the trajectory: completed tool calls are not repeated, and a
-finished run just returns its summary.
+tool call. The best kernel the run's evaluations passed (fewest cycles) is then verified: evaluated
+again on at least 10 trials over every value profile, with seeds drawn from the OS that the model
+never sees (they are recorded in the summary only). The run is a success when that verification
+passes, and only then; its cycles are the verification's. Rerunning on the same `out` directory
+resumes from the trajectory: completed tool calls are not repeated, a run that ended before its
+verification (or whose summary predates verification) is verified, and a verified run just
+returns its summary.
+
+Seeds: the run's evaluations draw their inputs from `seed` + 7919 * k (k: the evaluation's
+index); `seed` is drawn from the OS when RunSettings.seed is None and recorded in the meta record
+and the summary (pass it back to reproduce a run's evaluations).
 """
 from __future__ import annotations
 
@@ -32,11 +40,12 @@ class RunSettings:
     max_turns: Optional[int] = None  # default: by the task's level
     thinking: bool = False
     one_shot: bool = False
-    trials: int = 3
+    trials: Optional[int] = None  # trials per evaluation in the loop (default: one per value profile)
     timeout: float = 600.0  # per model call, seconds
     api_base: Optional[str] = None
     isa: Optional[str] = None  # the ISA file (default targets/<target>.isa; co-design passes an overlay)
-    seed: Optional[int] = None  # evaluation k draws its inputs from seed + 7919 * k (default: fresh entropy)
+    seed: Optional[int] = None  # evaluation k draws its inputs from seed + 7919 * k (default: from the OS;
+    # recorded; for reproduction only: the final verification always draws its own seeds from the OS)
     codesign: bool = False  # the model may propose instructions (propose_instruction) and profile its kernel
     note: str = ""  # appended to the task message (co-design phase 2: the base kernel to beat)
 
@@ -120,9 +129,10 @@ class Run:
             self.layout = layout_for(self.spec, self.task, s.target, s.config)
         except LayoutError as exc:
             raise RunError(str(exc)) from None
-        self.statement = statement(self.task, s.target, s.config, self.layout)
+        self.statement = statement(self.task, s.target, s.config, self.layout, self.spec)
         self.max_turns = s.max_turns or TURN_BUDGET[self.task.level]
         self._check_same_run()
+        self._choose_seed()
         self._evaluator = evaluator
         self._own_evaluator = evaluator is None
         self._evaluations = 0
@@ -171,6 +181,39 @@ class Run:
                                         self.settings.config, trials=self.settings.trials, timeout=300,
                                         path="kernel.s", seed=seed)
 
+    def _choose_seed(self) -> None:
+        """The seed of the run's evaluations: a resumed run's own (from its meta record), else the one
+        given, else one drawn from the OS. `self.settings` becomes a copy that holds it."""
+        from dataclasses import replace
+        from kcgen.verify import fresh_seed
+        meta = next((r for r in self.trajectory.records() if r["type"] == "meta"), None)
+        recorded = (meta or {}).get("settings", {}).get("seed")
+        if recorded is not None:
+            self.seed_source = (meta or {}).get("seed_source", "given")
+            seed = recorded
+        elif self.settings.seed is not None:
+            self.seed_source, seed = "given", self.settings.seed
+        else:
+            self.seed_source, seed = "os", fresh_seed()
+        self.settings = replace(self.settings, seed=seed)
+
+    def _verify(self, code: str) -> dict:
+        """The final verification of `code`: kcgen.verify.verification_trials fresh trials (every
+        value profile, at least 10) on a seed drawn from the OS here, never shown to the model."""
+        from kcgen import verify
+        from kcgen.evaluation import Evaluator
+        if self._evaluator is None:
+            self._evaluator = Evaluator()
+        trials, seed = verify.verification_trials(self.task), verify.fresh_seed()
+        try:
+            r = self._evaluator.evaluate(code, self.isa_path, self.task.path, self.settings.target,
+                                         self.settings.config, trials=trials, timeout=900, path="best.s", seed=seed)
+        except Exception as exc:  # kcgen's failure, not the kernel's: counted as a tool failure
+            self.tools.failures += 1
+            return {"correct": False, "trials": trials, "seed": seed, "seeds": [], "profiles": [], "cycles": None,
+                    "suspicious": [], "error": f"the verification failed: {type(exc).__name__}: {exc}"}
+        return {**r.as_json(), "trials": trials, "seed": seed}
+
     def _one_shot(self) -> Optional[tuple[str, str]]:
         """A reference kernel of another task on the same target (the closest level first)."""
         from kcgen import kernels, taskspec
@@ -181,7 +224,7 @@ class Run:
             lay = layout_for(self.spec, other, self.settings.target, "C1")
             k = kernels.find("reference", self.spec, other, self.settings.target, "C1", lay)
             if k is not None:
-                return statement(other, self.settings.target, "C1", lay), k.text
+                return statement(other, self.settings.target, "C1", lay, self.spec), k.text
         return None
 
     def _record(self, rec: dict) -> dict:
@@ -200,10 +243,18 @@ class Run:
     def _run(self) -> dict:
         s = self.settings
         records = self.trajectory.records()
-        for rec in records:
-            if rec["type"] == "summary":
-                return rec
+        last = next((r for r in reversed(records) if r["type"] == "summary"), None)
+        if last is not None and "verified" in last:
+            return last
         state = _State()
+        ended = next((r for r in reversed(records) if r["type"] == "end"), None)
+        if last is not None or ended is not None:  # the loop is over: verify (again: never done or not recorded)
+            self._replay(records, state)
+            state.stop, state.error = (last or ended).get("stop") or "", (last or ended).get("error")
+            self.tools.failures += (last or {}).get("tool_failures") or 0
+            self._record({"type": "resume", "turns_done": state.turns, "tool_calls_done":
+                          sum(r["type"] == "tool" for r in records), "verify_only": True})
+            return self._finish(state)
         if records:
             messages = self._resume(records, state)
         else:
@@ -214,7 +265,8 @@ class Run:
                 from .codesign_tools import GUIDE
                 system += "\n\n" + GUIDE
             messages = [{"role": "system", "content": system}, {"role": "user", "content": task_text}]
-            self._record({"type": "meta", "settings": s.public(), "max_turns": self.max_turns,
+            self._record({"type": "meta", "settings": s.public(), "seed_source": self.seed_source,
+                          "max_turns": self.max_turns,
                           "scripted": models.is_scripted(s.model), "isa": self.spec.isa.name,
                           "level": self.task.level})
             for m in messages:
@@ -243,7 +295,27 @@ class Run:
                 break
             for call in reply.tool_calls:
                 messages.append(self._call(call, turn, state))
-        return self._summary(state)
+        return self._finish(state)
+
+    def _finish(self, state: _State) -> dict:
+        """The loop is over (recorded, so a kill from here on resumes to the verification): verify
+        the best kernel and write the summary."""
+        if not any(r["type"] == "end" for r in self.trajectory.records()):
+            self._record({"type": "end", "stop": state.stop, "error": state.error})
+        verification = self._verify(state.best_code) if state.best_code is not None else None
+        return self._summary(state, verification)
+
+    def _replay(self, records: list[dict], state: _State) -> None:
+        """The counts and the best kernel of a finished loop, from its records (no model, no tools)."""
+        for rec in records:
+            if rec["type"] == "assistant":
+                state.count(rec)
+            elif rec["type"] == "tool" and "evaluation" in rec:
+                state.evaluated(rec["evaluation"], rec["turn"])
+                self._evaluations += 1
+        accepted = [r for r in records if r["type"] == "proposal" and r.get("accepted")]
+        if accepted and Path(accepted[-1]["overlay"]).exists():
+            self.switch_isa(Path(accepted[-1]["overlay"]))
 
     def _call(self, call: dict, turn: int, state: _State) -> dict:
         t0 = time.monotonic()
@@ -313,29 +385,36 @@ class Run:
         from .tools import Evaluation
         self._evaluations -= 1  # the same inputs as that evaluation had, and the count unchanged
         r = self._evaluate(code)
-        self.tools.last = Evaluation(r.correct, r.cycles, r.baseline_cycles, r.speedup, r.summary(), code, r)
+        self.tools.last = Evaluation(r.correct, r.cycles, r.baseline_cycles, r.speedup, r.summary(flags=False), code, r)
 
     def _proposals(self) -> dict:
         from .codesign_tools import summary
         return summary(self)
 
-    def _summary(self, state: _State) -> dict:
+    def _summary(self, state: _State, verification: Optional[dict]) -> dict:
+        """The summary record. Success, cycles, speedup and flags are the verification's; the loop's
+        own best is `loop_best_cycles`."""
         s = self.settings
         best_path = None
         if state.best_code is not None:
             best_path = self.out / "best.s"
             best_path.write_text(state.best_code, encoding="utf-8")
-        speedup = (state.baseline_cycles / state.best_cycles
-                   if state.best_cycles and state.baseline_cycles else None)
+        verified = bool(verification and verification.get("correct") and verification.get("cycles") is not None)
+        cycles = verification["cycles"] if verified else None
+        baseline = (verification or {}).get("baseline_cycles") or state.baseline_cycles
+        roofline = (verification or {}).get("roofline_cycles") or state.roofline_cycles
         return self._record({
-            "type": "summary", "success": state.best_cycles is not None, "model": s.model,
+            "type": "summary", "success": verified, "verified": verified, "model": s.model,
             "scripted": models.is_scripted(s.model), "target": s.target, "task": s.task, "config": s.config,
-            "level": self.task.level, "best_cycles": state.best_cycles, "baseline_cycles": state.baseline_cycles,
-            "speedup": speedup, "roofline_cycles": state.roofline_cycles,
-            "roofline_fraction": (state.roofline_cycles / state.best_cycles
-                                  if state.roofline_cycles and state.best_cycles else None),
-            "turns": state.turns, "max_turns": self.max_turns, "turns_to_first_success": state.first_success_turn,
-            "evaluations": state.evaluations, "tokens_in": state.tokens_in, "tokens_out": state.tokens_out,
+            "level": self.task.level, "best_cycles": cycles, "loop_best_cycles": state.best_cycles,
+            "baseline_cycles": baseline, "speedup": baseline / cycles if cycles and baseline else None,
+            "roofline_cycles": roofline, "roofline_fraction": roofline / cycles if roofline and cycles else None,
+            "suspicious": ((verification or {}).get("suspicious") or []) if verified else [],
+            "verification": verification,
+            "turns": state.turns, "max_turns": self.max_turns,
+            "turns_to_first_success": state.first_success_turn if verified else None,
+            "evaluations": state.evaluations, "seed": s.seed, "seed_source": self.seed_source,
+            "tokens_in": state.tokens_in, "tokens_out": state.tokens_out,
             "tokens_reasoning": state.tokens_reasoning, "cost": state.cost if state.cost_known else None,
             "model_seconds": round(state.seconds, 3), "stop": state.stop, "error": state.error,
             "tool_failures": self.tools.failures, "isa": self.spec.isa.name, "isa_path": str(self.isa_path),

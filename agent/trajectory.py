@@ -3,7 +3,10 @@ it happens, so a killed run loses at most the event in flight and can be resumed
 
 Records: {"type": "meta"} first (the run's settings), then "message" (system / user prompts),
 "assistant" (one model turn: text, tool calls, tokens, cost, seconds), "tool" (one tool call's
-result, with the evaluation's figures for run_evaluation), "error", and last "summary".
+result, with the evaluation's figures for run_evaluation), "error", "end" (the loop is over; the
+final verification follows) and last "summary" (with the verification: its seeds, never shown to
+the model, are only there). A resumed run may add "resume" records, and a summary without
+verification (an older run's) is followed by a verified one: the last summary is the run's.
 Nothing secret is written: strings that look like API keys or bearer tokens, and the values of
 the environment's *_API_KEY / *_TOKEN / *_SECRET variables, are replaced by [REDACTED].
 """

@@ -3,15 +3,16 @@ results in SQLite, resumable.
 
 A cell is (model, target, task, config, trial): one agent run, in RUNDIR/runs/<model>/<target>/
 <task>/<config>/t<trial>/ (its trajectory, workspace and best kernel). RUNDIR/results.sqlite holds
-one row per cell in table `runs`. Rerunning the same command resumes: cells marked done are
-skipped, interrupted ones (marked running, or never started) run again and their agent resumes
-from its trajectory; cells that ended in an error (not merely without success) rerun only with
-retry_failed. Only the driver process writes the database (WAL journal, busy timeout, one
+one row per cell in table `runs`: success is the agent run's final verification (its best kernel on
+fresh OS-seeded trials over every value profile), and each row records the seeds that reproduce it
+(`seed`: the run's evaluations; `verification_seeds`) and any suspicious flags. Rerunning the same
+command resumes: cells marked done are skipped, interrupted ones (marked running, or never
+started) run again and their agent resumes from its trajectory; cells that ended in an error (not
+merely without success) rerun only with retry_failed. Only the driver process writes the database (WAL journal, busy timeout, one
 transaction per row), so workers dying cannot corrupt it and two drivers on one RUNDIR are safe.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import sqlite3
 import time
@@ -29,8 +30,12 @@ COLUMNS = [  # name, SQL type
     ("roofline_fraction", "REAL"), ("turns", "INTEGER"), ("turns_to_first_success", "INTEGER"),
     ("tokens_in", "INTEGER"), ("tokens_out", "INTEGER"), ("tokens_reasoning", "INTEGER"), ("cost", "REAL"),
     ("wall_seconds", "REAL"), ("scripted", "INTEGER"), ("stop", "TEXT"), ("error", "TEXT"),
-    ("trajectory", "TEXT"), ("updated", "REAL")]
+    ("trajectory", "TEXT"), ("updated", "REAL"),
+    # the final verification (success is its verdict), its flags, and the seeds that reproduce the cell
+    ("verified", "INTEGER"), ("loop_best_cycles", "INTEGER"), ("suspicious", "TEXT"), ("seed", "INTEGER"),
+    ("verification_seeds", "TEXT")]
 KEY = ("model", "target", "task", "config", "trial")
+APPLICATION_ID = 0x4B435242  # "KCRB" in the SQLite header: a KernelCraft results database
 
 
 @dataclass(frozen=True)
@@ -49,10 +54,6 @@ class Cell:
         return Path(rundir) / "runs" / self.model.replace("/", "_") / self.target / self.task / self.config / \
             f"t{self.trial}"
 
-    def seed(self) -> int:
-        """Evaluation inputs are reproducible per cell (and differ between cells)."""
-        return int(hashlib.sha256("|".join(map(str, self.key)).encode()).hexdigest()[:8], 16) % (1 << 31)
-
 
 @dataclass
 class Options:
@@ -60,12 +61,16 @@ class Options:
     thinking: bool = False
     one_shot: bool = False
     max_turns: Optional[int] = None
-    trials: int = 3  # input sets per evaluation
+    trials: Optional[int] = None  # input sets per evaluation in the loop (default: one per value profile)
     api_base: Optional[str] = None
 
 
 class BenchError(Exception):
     """A bad selection (unknown model list, task, target, config)."""
+
+
+class DatabaseError(Exception):
+    """RUNDIR/results.sqlite is not ours (not SQLite, corrupt, or another program's) or cannot be used."""
 
 
 # ---- the matrix -----------------------------------------------------------------------------------------
@@ -101,13 +106,67 @@ def expand(models: Iterable[str], targets: Iterable[str], tasks: str, configs: s
 
 # ---- the database -----------------------------------------------------------------------------------------
 def connect(rundir: Path) -> sqlite3.Connection:
+    """The run directory's database for writing: created if new, columns added to one of an older
+    KernelCraft (rows kept). Raises DatabaseError for a file that is not a KernelCraft results database."""
     Path(rundir).mkdir(parents=True, exist_ok=True)
-    db = sqlite3.connect(Path(rundir) / "results.sqlite", timeout=60, isolation_level=None)
-    db.execute("PRAGMA journal_mode=WAL")
-    db.execute("PRAGMA busy_timeout=60000")
-    cols = ", ".join(f"{n} {t}" for n, t in COLUMNS)
-    db.execute(f"CREATE TABLE IF NOT EXISTS runs ({cols}, PRIMARY KEY ({', '.join(KEY)}))")
+    path = Path(rundir) / "results.sqlite"
+    db = _open(path)
+    try:
+        _ours(db, path)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA busy_timeout=60000")
+        cols = ", ".join(f"{n} {t}" for n, t in COLUMNS)
+        db.execute(f"CREATE TABLE IF NOT EXISTS runs ({cols}, PRIMARY KEY ({', '.join(KEY)}))")
+        have = {r[1] for r in db.execute("PRAGMA table_info(runs)")}
+        for name, sqltype in COLUMNS:
+            if name not in have:
+                try:
+                    db.execute(f"ALTER TABLE runs ADD COLUMN {name} {sqltype}")
+                except sqlite3.OperationalError as exc:  # another driver added it first
+                    if "duplicate column" not in str(exc):
+                        raise
+        if db.execute("PRAGMA application_id").fetchone()[0] != APPLICATION_ID:
+            db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+    except sqlite3.DatabaseError as exc:
+        db.close()
+        raise _db_error(path, exc) from None
+    except DatabaseError:
+        db.close()
+        raise
     return db
+
+
+def _open(path: Path) -> sqlite3.Connection:
+    if path.is_dir():
+        raise DatabaseError(f"{path} is not a KernelCraft results database")
+    try:
+        return sqlite3.connect(path, timeout=60, isolation_level=None)
+    except sqlite3.DatabaseError as exc:
+        raise _db_error(path, exc) from None
+
+
+def _ours(db: sqlite3.Connection, path: Path) -> None:
+    """Raise DatabaseError unless `db` is empty, or ours: our application id, or (older files) a
+    `runs` table with our key columns."""
+    try:
+        app = db.execute("PRAGMA application_id").fetchone()[0]
+        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        cols = {r[1] for r in db.execute("PRAGMA table_info(runs)")} if "runs" in tables else set()
+    except sqlite3.DatabaseError as exc:
+        raise _db_error(path, exc) from None
+    if app == APPLICATION_ID or (app == 0 and not tables):
+        return
+    if app == 0 and {*KEY, "status", "success"} <= cols:
+        return  # written before the application id was set
+    raise DatabaseError(f"{path} is not a KernelCraft results database")
+
+
+def _db_error(path: Path, exc: sqlite3.DatabaseError) -> DatabaseError:
+    name = getattr(exc, "sqlite_errorname", "")
+    text = str(exc)
+    if name in ("SQLITE_NOTADB", "SQLITE_CORRUPT") or "not a database" in text or "malformed" in text:
+        return DatabaseError(f"{path} is not a KernelCraft results database")
+    return DatabaseError(f"cannot use {path}: {text}")
 
 
 def write_row(db: sqlite3.Connection, row: dict) -> None:
@@ -118,13 +177,20 @@ def write_row(db: sqlite3.Connection, row: dict) -> None:
 
 
 def read_rows(rundir: Path) -> list[dict]:
+    """Every row (an older file's lack the newer columns); [] without a database. Raises
+    DatabaseError for a file that is not a KernelCraft results database."""
     path = Path(rundir) / "results.sqlite"
     if not path.exists():
         return []
-    db = sqlite3.connect(path, timeout=60)
+    db = _open(path)
     db.row_factory = sqlite3.Row
     try:
+        _ours(db, path)
+        if "runs" not in {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}:
+            return []
         return [dict(r) for r in db.execute(f"SELECT * FROM runs ORDER BY {', '.join(KEY)}")]
+    except sqlite3.DatabaseError as exc:
+        raise _db_error(path, exc) from None
     finally:
         db.close()
 
@@ -147,10 +213,11 @@ def run_cell(cell: Cell, rundir: Path, options: Options, evaluator=None) -> dict
     row = {**asdict(cell), "trajectory": str(out / "trajectory.jsonl")}
     try:
         A = agent()
+        # no seed: the run draws its evaluations' seed from the OS (a resumed one keeps its own) and
+        # its final verification's too; the summary records both
         settings = A.RunSettings(model=cell.model, target=cell.target, task=cell.task, config=cell.config,
                                  out=out, max_turns=options.max_turns, thinking=options.thinking,
-                                 one_shot=options.one_shot, trials=options.trials, api_base=options.api_base,
-                                 seed=cell.seed())
+                                 one_shot=options.one_shot, trials=options.trials, api_base=options.api_base)
         summary = A.Run(settings, evaluator=evaluator).run()
     except Exception as exc:  # a bug or a bad setup: this cell's error, not the benchmark's end
         return {**row, "status": "error", "success": 0, "error": f"{type(exc).__name__}: {exc}"[:2000],
@@ -160,7 +227,13 @@ def run_cell(cell: Cell, rundir: Path, options: Options, evaluator=None) -> dict
                                               "tokens_out", "tokens_reasoning", "cost", "stop", "error")})
     if summary.get("tool_failures") and not row.get("error"):
         row["error"] = f"{summary['tool_failures']} tool call(s) failed inside kcgen (see the trajectory)"
-    row.update(success=int(bool(summary.get("success"))), scripted=int(bool(summary.get("scripted"))),
+    check = summary.get("verification") or {}
+    row.update(verified=int(bool(summary.get("verified"))), loop_best_cycles=summary.get("loop_best_cycles"),
+               suspicious=json.dumps(summary.get("suspicious") or []), seed=summary.get("seed"),
+               verification_seeds=json.dumps(check.get("seeds") or []) if check else None)
+    # success is the final verification's verdict alone
+    row.update(success=int(bool(summary.get("success")) and bool(summary.get("verified"))),
+               scripted=int(bool(summary.get("scripted"))),
                # a model error (auth, bad request, retries exhausted) or a failure of our own tooling is
                # an error; no success is an outcome
                status="error" if summary.get("stop") == "model error" or summary.get("tool_failures") else "done",

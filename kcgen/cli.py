@@ -456,8 +456,8 @@ def _eval_all(isa_path, target: str, level, trials: int, seed, jobs, as_json: bo
                          "baseline_cycles": base.cycles if base else None,
                          "reference_cycles": ref.cycles if ref else None,
                          "roofline_cycles": (base or ref).roofline_cycles if (base or ref) else None,
-                         "error": next((r.error or r.trap for r in (base, ref) if r and not r.correct
-                                        and (r.error or r.trap)), None)})
+                         "error": next((r.error or r.trap or r.violation for r in (base, ref) if r and not r.correct
+                                        and (r.error or r.trap or r.violation)), None)})
     if as_json:
         click.echo(json.dumps(rows))
     else:

@@ -181,7 +181,7 @@ def statement(task: TaskSpec, target: str, config: str, layout: Layout, spec: Sp
         layout.prompt(),
         *requant_rule(task, target, cfg),
         *integrity.statement_lines(spec, layout),
-        profile_rule(task),
+        profile_rule(task, target),
         "Correct means: on every trial (fresh random inputs each time; the outputs start filled with poison), "
         "every output element satisfies |kernel - reference| <= atol + rtol * max(|reference|, rms(reference)) "
         f"({rule}), and memory and registers are intact as above.",
@@ -200,12 +200,18 @@ INT_PROFILE_TEXT = {"small": "in [-4, 4]", "sparse": "80 % zeros", "zeros": "50 
                     "repeated": "integers in [-3, 3], each row sorted ascending"}
 
 
-def profile_rule(task: TaskSpec) -> str:
+def profile_rule(task: TaskSpec, target: str) -> str:
     """What inputs the kernel must handle: every value profile with its values (seeds are not told)."""
-    return ("Inputs the kernel must handle (one trial per value profile, each with fresh random values; float "
-            "inputs times the tensor's scale): " + "; ".join(f"{p}: {PROFILE_TEXT[p]}" for p in task.profiles)
-            + ". Integer inputs span the dtype (int8) or [-32768, 32767] (wider), except " +
-            "; ".join(f"{p}: {INT_PROFILE_TEXT[p]}" for p in task.profiles if p in INT_PROFILE_TEXT) + ".")
+    kinds = {DTYPES[task.dtype(target, t.name)].kind for t in task.inputs}
+    text = ("Inputs the kernel must handle: one trial per value profile, each with fresh random values ("
+            + ", ".join(task.profiles) + ").")
+    if kinds - set("iu"):
+        text += (" Float inputs (times the tensor's scale, where it has one): "
+                 + "; ".join(f"{p}: {PROFILE_TEXT[p]}" for p in task.profiles) + ".")
+    if kinds & set("iu"):
+        text += (" Integer inputs span int8 (or [-32768, 32767] when wider), except "
+                 + "; ".join(f"{p}: {INT_PROFILE_TEXT[p]}" for p in task.profiles if p in INT_PROFILE_TEXT) + ".")
+    return text
 
 
 def requant_rule(task: TaskSpec, target: str, cfg: dict[str, int]) -> list[str]:
@@ -492,7 +498,8 @@ def _read(sim, p: Placement) -> np.ndarray:
 def _poison(sim, p: Placement) -> None:
     dt = DTYPES[p.dtype]
     n = int(np.prod(p.shape))
-    fill = np.full(n, np.nan, dtype=dt) if dt.kind == "f" else np.full(n * dt.itemsize, 0x5A, np.uint8).view(dt)
+    is_float = dt.kind == "f" or dt == DTYPES["bf16"]  # ml_dtypes' bfloat16 has kind 'V'
+    fill = np.full(n, np.nan, dtype=dt) if is_float else np.full(n * dt.itemsize, 0x5A, np.uint8).view(dt)
     _write(sim, p, fill.reshape(p.shape))
 
 
@@ -504,9 +511,13 @@ def _set_register(spec: Spec, sim, name: str, value: int) -> None:
 
 
 def _image_overlap(spec: Spec, program, lay: Layout) -> Optional[str]:
-    """The program's sections must not overlap a tensor (in a memory sections are loaded into):
-    inputs written after loading would silently overwrite code."""
-    loaded = {m.name for m in spec.isa.memories if m.base is not None}
+    """The program's sections must not overlap a tensor or a region the ABI gives to tensors (in a
+    memory sections are loaded into): inputs written after loading would silently overwrite code,
+    and a section moved into the tensors' regions would be writable memory the statement never
+    lists."""
+    from .integrity import regions
+    loaded = {m.name: spec.params_eval(m.base) for m in spec.isa.memories if m.base is not None}
+    elem = {m: spec.types[m].bits // 8 for m in loaded}
     for sec in program.sections.values():
         if not sec.data:
             continue
@@ -517,6 +528,12 @@ def _image_overlap(spec: Spec, program, lay: Layout) -> Optional[str]:
             if p.address < sec.end and sec.base < end:
                 return (f"the program's {sec.name} section ({sec.base:#x}..{sec.end:#x}) overlaps tensor {p.tensor} "
                         f"({p.address:#x}..{end:#x}): the program image is larger than the ABI leaves for it")
+        for r in (r for role in ("in", "out", "inout") for r in regions(spec, role) if r.memory in loaded):
+            lo, hi = loaded[r.memory] + r.lo * elem[r.memory], loaded[r.memory] + r.hi * elem[r.memory]
+            if lo < sec.end and sec.base < hi:
+                return (f"the program's {sec.name} section ({sec.base:#x}..{sec.end:#x}) lies in the ABI's region "
+                        f"{r.what.split(':')[0]} ({lo:#x}..{hi:#x}), which holds the task's tensors: keep the "
+                        "program image where the ABI puts it")
     return None
 
 
@@ -640,7 +657,8 @@ def evaluate(kernel: str, spec: Spec, task: TaskSpec, target: str, config: str =
         before = integrity.Snapshot(sim, watched, kept)
         run = sim.run(max_steps, timed=k == 0)
         violation = integrity.check(spec, sim, before, allowed, task, lay, locked) if run.status == "halted" else None
-        golden = ref_fn(**{n: v.astype(np.float64) for n, v in inputs.items()}, **cfg)
+        with np.errstate(over="ignore", under="ignore"):  # exp of an extreme input: inf, then a finite result
+            golden = ref_fn(**{n: v.astype(np.float64) for n, v in inputs.items()}, **cfg)
         got = {t.name: lay.read(sim, t.name).astype(np.float64) for t in task.outputs}
         return run, golden, got, violation
 

@@ -40,7 +40,7 @@ def regions(spec, role: str) -> list[Span]:
     abi = spec.isa.abi
     if abi is None:
         return []
-    return [Span(r.memory, spec.params_eval(r.lo), spec.params_eval(r.hi), f"{r.name} ({r.doc})" if r.doc else r.name)
+    return [Span(r.memory, spec.params_eval(r.lo), spec.params_eval(r.hi), f"{r.name}: {r.doc}" if r.doc else r.name)
             for r in abi.regions if r.role == role]
 
 
@@ -89,12 +89,14 @@ def _memory_at(spec, address: int, size: int) -> Optional[tuple[str, int]]:
 def statement_lines(spec, lay) -> list[str]:
     """The statement's rule on memory, naming every scratch region."""
     spans = scratch(spec, lay)
-    where = "; ".join(f"{s.memory}[{_addr(spec, s.memory, s.lo)}..{_addr(spec, s.memory, s.hi)}): {s.what}"
+    where = "; ".join(f"{s.memory}[{_addr(spec, s.memory, s.lo)}..{_addr(spec, s.memory, s.hi)}) {s.what}"
                       for s in spans) or "none"
+    kept = ", ".join(str(r) for r in spec.isa.abi.preserve) if spec.isa.abi is not None else ""
     return ["Memory integrity: after the kernel ends, every byte of every memory outside the outputs, the "
             "scratch regions below and the program's own .data/.bss must hold what it held at the start (inputs "
-            "included); a kernel that writes anywhere else fails, and so does one that returns with a register "
-            "the ABI preserves changed. Scratch: " + where + "."]
+            "included; code is never written); a kernel that writes anywhere else fails"
+            + (f", and so does one that ends with a register the ABI preserves changed ({kept})" if kept else "")
+            + ". Scratch: " + where + "."]
 
 
 def _addr(spec, memory: str, index: int) -> str:
@@ -189,12 +191,13 @@ def _where(spec, task, lay, memory: str, index: int) -> str:
         s = lay.extent(spec, t.name)
         if s.memory == memory and s.lo <= index < s.hi:
             return f"input {t.name}"
-    ends = [(s.hi, t.name) for t in task.outputs for s in [lay.extent(spec, t.name)] if s.memory == memory and s.hi <= index]
+    region = next((s for role in ("in", "out", "inout", "scratch") for s in regions(spec, role)
+                   if s.memory == memory and s.lo <= index < s.hi), None)
+    ends = [(s.hi, t.name) for t in task.outputs for s in [lay.extent(spec, t.name)]
+            if s.memory == memory and s.hi <= index and (region is None or region.lo <= s.lo < region.hi)]
     if ends:
         hi, t = max(ends)
         return f"{(index - hi) * spec.types[memory].bits // 8} bytes past the end of output {t}"
-    for role in ("in", "out", "inout"):
-        for s in regions(spec, role):
-            if s.memory == memory and s.lo <= index < s.hi:
-                return f"the ABI's region {s.what.split(' (')[0]}"
+    if region is not None:
+        return f"the ABI's region {region.what.split(':')[0]}"
     return "outside every region the ABI declares"

@@ -10,7 +10,8 @@
 The baseline is what the field would get without an expert: compiler output (clang-19 -O2 for
 coral and boom) or a template kernel generator (plena, amdnpu). The reference is a hand-written
 kernel that proves the item solvable and that the offline scripted agent plays. An item's baseline
-cycles (its speedup denominator) are measured once per (ISA, kernel, task, config) and cached.
+cycles (its speedup denominator) and reference cycles (what flags a suspiciously fast kernel) are
+measured once per (ISA, kernel, task, config) and cached.
 """
 from __future__ import annotations
 
@@ -61,16 +62,27 @@ def _shipped(task) -> bool:
         return False
 
 
-_CYCLES: dict[str, Optional[int]] = {}
+_CYCLES: dict[tuple[str, str], Optional[int]] = {}
 
 
 def baseline_cycles(spec, task, target: str, config: str, layout=None) -> Optional[int]:
     """Cycles of the item's baseline on a fixed input (None: no baseline, or it fails). Cached on
     disk under $KCGEN_CACHE/baselines by the simulator's build key (ISA content hash + generator),
     the kernel and the task spec."""
+    return _cycles("baseline", spec, task, target, config, layout)
+
+
+def reference_cycles(spec, task, target: str, config: str, layout=None) -> Optional[int]:
+    """Cycles of the item's reference kernel on the same fixed input (None: no reference, or it
+    fails): what a verified kernel is compared with to flag suspicious speedups. Cached on disk
+    under $KCGEN_CACHE/references, keyed as baseline_cycles."""
+    return _cycles("reference", spec, task, target, config, layout)
+
+
+def _cycles(kind: str, spec, task, target: str, config: str, layout=None) -> Optional[int]:
     from .evaluation import evaluate
     from .sim.build import cache_root
-    kernel = find("baseline", spec, task, target, config, layout)
+    kernel = find(kind, spec, task, target, config, layout)
     if kernel is None:
         return None
     digest = hashlib.sha256()
@@ -78,9 +90,9 @@ def baseline_cycles(spec, task, target: str, config: str, layout=None) -> Option
     for part in (cache_key(spec), kernel.text, Path(task.path).read_text(encoding="utf-8"), target, config):
         digest.update(str(part).encode() + b"\0")
     key = digest.hexdigest()[:32]
-    if key in _CYCLES:
-        return _CYCLES[key]
-    path = cache_root() / "baselines" / f"{key}.json"
+    if (kind, key) in _CYCLES:
+        return _CYCLES[(kind, key)]
+    path = cache_root() / f"{kind}s" / f"{key}.json"
     try:
         cycles = json.loads(path.read_text())["cycles"]
     except (OSError, ValueError, KeyError):
@@ -91,5 +103,5 @@ def baseline_cycles(spec, task, target: str, config: str, layout=None) -> Option
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(json.dumps({"cycles": cycles, "task": task.name, "target": target, "config": config}))
         os.replace(tmp, path)
-    _CYCLES[key] = cycles
+    _CYCLES[(kind, key)] = cycles
     return cycles

@@ -1,7 +1,10 @@
 """`kcgen report RUNDIR`: the benchmark's results the way the field reads them.
 
 Writes RUNDIR/report.md, a standalone RUNDIR/report.html (plots embedded), PNG plots and
-RUNDIR/results.csv, from RUNDIR/results.sqlite:
+RUNDIR/results.csv, from RUNDIR/results.sqlite. A success is a verified one: the run's best kernel
+passed the final verification (fresh OS-seeded trials over every value profile); a row that says
+success without it (a run from before verification) counts as a failure, and the report says how
+many there were. Every table below counts that way:
 
 - success per task and model, per target, as successes out of configs x trials, with level
   totals and the overall rate (the published table's layout);
@@ -10,7 +13,10 @@ RUNDIR/results.csv, from RUNDIR/results.sqlite:
 - speedup over the baseline per task and configuration (median over successful trials; ✗ where
   no trial succeeded), and the speedup buckets (>= 2x, 1-2x, < 1x, failed);
 - fraction of the roofline per task and configuration;
-- turns to the first success, and tokens (in / out / reasoning) and cost per run.
+- turns to the first success, and tokens (in / out / reasoning) and cost per run;
+- the flagged results (kcgen.verify: much faster than the item's reference kernel, or at or below
+  its roofline bound), one line each, for a human to look at; their numbers are in every table
+  unchanged.
 With `compare`, a second run directory's success and fast_p sit beside the first's.
 """
 from __future__ import annotations
@@ -18,6 +24,7 @@ from __future__ import annotations
 import base64
 import csv
 import html
+import json
 import statistics
 from collections import defaultdict
 from dataclasses import dataclass
@@ -61,7 +68,45 @@ def _pct(k: int, n: int) -> str:
 
 
 def _done(rows: list[dict]) -> list[dict]:
-    return [r for r in rows if r["status"] in ("done", "error")]
+    """The finished rows, `success` meaning verified success (see verified_only)."""
+    return verified_only([r for r in rows if r["status"] in ("done", "error")])[0]
+
+
+def verified_only(rows: list[dict]) -> tuple[list[dict], int]:
+    """The rows with `success` set only where the final verification passed, and how many rows
+    claimed a success without one."""
+    out, unverified = [], 0
+    for r in rows:
+        ok = bool(r.get("success")) and bool(r.get("verified"))
+        unverified += bool(r.get("success")) and not ok
+        out.append(r if ok == bool(r.get("success")) else {**r, "success": 0, "turns_to_first_success": None})
+    return out, unverified
+
+
+def flags(row: dict) -> list[str]:
+    """A row's suspicious flags (the column holds a JSON list)."""
+    try:
+        got = json.loads(row.get("suspicious") or "[]")
+    except (TypeError, ValueError):
+        return [str(row.get("suspicious"))]
+    return [str(f) for f in got] if isinstance(got, list) else [str(got)]
+
+
+def flagged_table(rows: list[dict]) -> Table:
+    """Every verified success with a suspicious flag, for a human to look at."""
+    from .verify import ROOFLINE_MARGIN, SUSPICIOUS_SPEEDUP
+    body = []
+    for r in rows:
+        if r["success"] and flags(r):
+            body.append([r["model"], r["target"], r["task"], r["config"], f"t{r['trial']}", str(r["best_cycles"]),
+                         f"{r['speedup']:.2f}x" if r.get("speedup") else "-", "; ".join(flags(r)),
+                         str(r.get("trajectory") or "")])
+    note = (f"A verified kernel is flagged when it is more than {SUSPICIOUS_SPEEDUP:g}x faster than the item's "
+            f"reference kernel, below the roofline bound, or at {100 * ROOFLINE_MARGIN:.0f}% of it or more while "
+            f"faster than the reference. Flagged numbers are reported unchanged in every table; "
+            + (f"{len(body)} result(s) to look at." if body else "none was flagged."))
+    return Table("Flagged for a human to look at (suspicious results)",
+                 ["model", "target", "task", "config", "trial", "cycles", "speedup", "why", "trajectory"], body, note)
 
 
 def success_tables(rows: list[dict]) -> list[Table]:
@@ -232,10 +277,11 @@ class Report:
 
 def write(rundir: Path, compare: Optional[Path] = None) -> Report:
     rundir = Path(rundir)
-    rows = _done(read_rows(rundir))
+    rows, unverified = verified_only([r for r in read_rows(rundir) if r["status"] in ("done", "error")])
     if not rows:
         raise FileNotFoundError(f"{rundir / 'results.sqlite'} holds no finished runs")
-    tables = success_tables(rows) + [fast_p_table(rows)]
+    flagged = flagged_table(rows)
+    tables = success_tables(rows) + [fast_p_table(rows), flagged]
     tables += per_config_tables(rows, "speedup", "Speedup over the baseline", lambda v: f"{v:.2f}x")
     tables += per_config_tables(rows, "roofline_fraction", "Fraction of the roofline", lambda v: f"{100 * v:.0f}%")
     tables.append(effort_table(rows))
@@ -249,7 +295,13 @@ def write(rundir: Path, compare: Optional[Path] = None) -> Report:
     plots = _plots(rows, rundir)
     scripted = any(r["scripted"] for r in rows)
     head = (f"# KernelCraft benchmark report: {rundir.name}\n\n{len(rows)} runs, "
-            f"{len({r['model'] for r in rows})} model(s), {len({r['target'] for r in rows})} target(s)."
+            f"{len({r['model'] for r in rows})} model(s), {len({r['target'] for r in rows})} target(s). "
+            "A success is a verified one: the run's best kernel passed the final verification on fresh inputs "
+            "(OS seeds the model never saw, every value profile)."
+            + (f"\n\n**{unverified} run(s) recorded a success without a final verification (runs from before it "
+               "existed): counted as failures.**" if unverified else "")
+            + (f"\n\n**{len(flagged.rows)} result(s) are flagged as suspicious: see 'Flagged for a human to look "
+               "at'.**" if flagged.rows else "")
             + ("\n\n**Scripted (offline) models took part: their results show the harness working, not a "
                "model's ability.**" if scripted else ""))
     md = [head, ""] + [t.markdown() for t in tables] + [f"![{p.stem}]({p.name})" for p in plots]
@@ -264,7 +316,12 @@ def write(rundir: Path, compare: Optional[Path] = None) -> Report:
         w.writerow(names)
         w.writerows([[r.get(n) for n in names] for r in rows])
     overall = _overall_table(rows)
-    return Report(md_path, html_path, csv_path, plots, overall.text())
+    text = overall.text()
+    if flagged.rows:
+        text += f"\n{len(flagged.rows)} flagged result(s) for a human to look at: see the report"
+    if unverified:
+        text += f"\n{unverified} unverified success(es) (runs from before the final verification) counted as failures"
+    return Report(md_path, html_path, csv_path, plots, text)
 
 
 def _overall_table(rows: list[dict]) -> Table:

@@ -278,7 +278,8 @@ def layout(spec, task, target, config) -> Layout:
     tiles = ", ".join(str(k * mlen * mlen) for k in range(P["MSRAM_ROWS"] // mlen))
     notes.append(f"Free for the kernel: vector SRAM {' and '.join(spans) if spans else '(none)'} and the output "
                  f"rows themselves until the results are written there; all of matrix SRAM (tiles at {tiles}); FP "
-                 f"SRAM from {len(consts)} on; INT SRAM. Any write that lands outside vector SRAM traps.")
+                 f"SRAM from {len(consts)} on; INT SRAM" + ("; HBM after the inputs" if composite else "; HBM is not scratch "
+                 "(level 1)") + ". Any other write fails the evaluation (memory integrity).")
     notes.append("Start state: gp, f, SCALE_OFFSET, STRIDE, V_MASK and the accumulators are 0, BMM_SCALE is 1.0; "
                  "the contents of SRAM other than the preloaded constants are unspecified.")
     notes.append("MX encoding of the inputs (as H_STORE_V encodes): per block of 8 consecutive elements, scale "

@@ -41,11 +41,6 @@ def test_expand_selects_the_cells_the_tasks_apply_to():
             bench.expand(*bad)
 
 
-def test_cell_seeds_are_stable_and_distinct():
-    a, b = small()[:2]
-    assert a.seed() == bench.Cell(*a.key).seed() and a.seed() != b.seed()
-
-
 def test_local_run_resume_and_retry(tmp_path):
     cells = small()
     progress = bench.run(cells, tmp_path, bench.Options(), workers=2)
