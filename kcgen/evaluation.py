@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import os
+import time
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
@@ -33,6 +34,7 @@ from .taskspec import PROFILES, TaskSpec  # noqa: F401  (PROFILES: the value pro
 DTYPES = {"f32": np.dtype(np.float32), "bf16": np.dtype(ml_dtypes.bfloat16), "fp16": np.dtype(np.float16),
           "i8": np.dtype(np.int8), "i16": np.dtype(np.int16), "i32": np.dtype(np.int32), "u8": np.dtype(np.uint8)}
 ALIGN = 64  # bytes between packed tensors
+WALL_SECONDS = 120.0  # an evaluation's wall-clock limit (all trials), besides the step budget
 EXTREME = 1.0e4  # the largest float magnitude the extremes profile draws (times the input's scale)
 
 
@@ -617,11 +619,13 @@ def _one_blas_thread():
 def evaluate(kernel: str, spec: Spec, task: TaskSpec, target: str, config: str = "C1", trials: Optional[int] = None,
              seed: Optional[int] = None, max_steps: int = 50_000_000, baseline_cycles: Optional[int] = None,
              roofline_cycles: Optional[int] = None, layout: Optional[Layout] = None,
-             path: str = "kernel.s") -> EvalResult:
+             path: str = "kernel.s", seconds: float = WALL_SECONDS) -> EvalResult:
     """Evaluate `kernel` (assembly text) for `task` at `config` on the ISA `spec`, whose dtypes are
     the task's `target` entry. `trials` defaults to one per value profile of the task (trial k
     draws under profile k mod the profiles, with seed `seed` + k; `seed` defaults to fresh OS
-    entropy). Runs in this process; `Evaluator` isolates it in a worker."""
+    entropy). Besides the step budget, the evaluation has a wall-clock limit of `seconds` in all (a
+    trial still running then stops with a timeout). Runs in this process; `Evaluator` isolates it in a
+    worker."""
     trials = len(task.profiles) if trials is None else trials
     try:
         program = _assembler(spec).assemble(kernel, path)
@@ -645,6 +649,7 @@ def evaluate(kernel: str, spec: Spec, task: TaskSpec, target: str, config: str =
     sims = _simulators(spec, min(trials, _THREADS))
 
     allowed, locked = integrity.writable(spec, task, lay, program), integrity.protected(spec, program)
+    deadline = time.monotonic() + seconds
     watched, kept = integrity.memories(spec), integrity.preserved(spec)
 
     def trial(k: int, lane: int):
@@ -655,7 +660,7 @@ def evaluate(kernel: str, spec: Spec, task: TaskSpec, target: str, config: str =
         sim = sims[lane]
         inputs = start_trial(sim, program, task, lay, *plan[k], cfg)
         before = integrity.Snapshot(sim, watched, kept)
-        run = sim.run(max_steps, timed=k == 0)
+        run = sim.run(max_steps, timed=k == 0, seconds=max(deadline - time.monotonic(), 1e-3))
         violation = integrity.check(spec, sim, before, allowed, task, lay, locked) if run.status == "halted" else None
         with np.errstate(over="ignore", under="ignore"):  # exp of an extreme input: inf, then a finite result
             golden = ref_fn(**{n: v.astype(np.float64) for n, v in inputs.items()}, **cfg)
@@ -677,7 +682,9 @@ def evaluate(kernel: str, spec: Spec, task: TaskSpec, target: str, config: str =
             result.cycles, result.instret = run.cycles, run.instret
         if run.status != "halted":
             result.correct = False
-            result.trap = str(run.trap) if run.trap else f"did not halt within {max_steps} steps"
+            result.trap = (str(run.trap) if run.trap else f"did not halt within {max_steps} steps")
+            if run.status == "timeout":
+                result.trap += f" (the evaluation's wall-clock limit: {seconds:g} s over all trials)"
         if violation:
             result.correct = False
             result.violation = result.violation or f"trial {k} ({plan[k][1]}): {violation}"

@@ -6,7 +6,10 @@
  * signatures to cffi (the build directory's cdef.h, also usable as a C header).
  *
  *   <P>_predecode(s, text, len, base)  decode a text section once into s->ops / s->index
- *   <P>_run(s, max_steps)              run; returns a KC_STATUS_* value, fills s->trap on a trap
+ *   <P>_run(s, max_steps)              run; returns a KC_STATUS_* value, fills s->trap on a trap.
+ *                                      With s->wall_ns > 0 the run also stops once that many ns of
+ *                                      wall-clock time have passed (KC_STATUS_TIMEOUT, trap kind
+ *                                      KC_TRAP_TIMEOUT); the state is otherwise the same as without it
  *   <P>_decode_one(bytes, len, pc, op) decode one instruction (or bundle's first slot); its size
  *   <P>_layout_size()                  sizeof(<P>_state), to check the Python side's view of it
  */
@@ -15,7 +18,7 @@
 
 #include <stdint.h>
 
-enum { KC_STATUS_RUNNING = 0, KC_STATUS_HALTED = 1, KC_STATUS_TRAP = 2, KC_STATUS_BUDGET = 3 };
+enum { KC_STATUS_RUNNING = 0, KC_STATUS_HALTED = 1, KC_STATUS_TRAP = 2, KC_STATUS_BUDGET = 3, KC_STATUS_TIMEOUT = 4 };
 
 #define KC_SIM_API(P)                                                                          \
     int P##_predecode(P##_state *s, const uint8_t *text, uint64_t len, uint64_t base);         \

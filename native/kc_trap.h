@@ -17,7 +17,8 @@ enum {
     KC_TRAP_BUDGET,      /* step budget exhausted */
     KC_TRAP_USER,        /* the `trap "msg"` statement */
     KC_TRAP_ARITH,       /* integer division by zero */
-    KC_TRAP_PC           /* pc outside the program, or not at the start of an instruction */
+    KC_TRAP_PC,          /* pc outside the program, or not at the start of an instruction */
+    KC_TRAP_TIMEOUT      /* the run's wall-clock limit passed (status KC_STATUS_TIMEOUT) */
 };
 
 typedef struct { int kind; uint64_t pc; char message[160]; } kc_trap;

@@ -17,6 +17,7 @@ from isadl.check import InsnSpec, Spec
 from isadl.diagnostics import Diagnostic, IsaError, did_you_mean
 from isadl.params import EvalError, compile_expr, names_in
 from isadl.syntax import Operand, Template
+from isadl.types import IntT
 
 from .expr import ExprError, Node, parse_expr, parse_number
 from .fastpath import compile_encoder, compile_lane, compile_matcher, compile_pseudo_lane
@@ -25,6 +26,9 @@ from .program import Program, Section
 from .tables import Encoding, bundle_formats, encodings, operand_range, pcrel_base, slot_nops
 
 MAX_ERRORS = 100
+# An image that no memory of the ISA holds (an instruction store, as on PLENA) is bounded by the
+# pc's address space, and by this: the assembler never builds an image larger than 1 GiB.
+MAX_IMAGE = 1 << 30
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 _CONST_RELOC = re.compile(r"%(\w+)\(\s*(-?(?:0[xX][0-9a-fA-F]+|[0-9]+))\s*\)")
 _SYMBOL = re.compile(r"[A-Za-z_.$][\w.$]*")
@@ -240,6 +244,7 @@ class _Item:
     data: Optional[list] = None  # [(node_or_int, size, col)] for data directives
     float_data: bool = False
     seq: int = 0
+    raw: Optional[bytes] = None  # .space/.zero/.skip and alignment padding: this pattern, repeated over size
 
 
 @dataclass
@@ -309,6 +314,8 @@ class Assembler:
         self.value_lanes = self._lanes(values=True)[0] if self.lanes else {}
         self.loop_depth = spec.params_eval(isa.hwloop.depth) if isa.hwloop and isa.hwloop.depth is not None else None
         self.entry = spec.params_eval(isa.abi.entry) if isa.abi and isa.abi.entry is not None else 0
+        self.memories = _byte_memories(spec)
+        self.room, self.room_text = _image_room(self.memories, self.entry, spec.context.pc_type.width)
 
     MEMO_LIMIT = 1 << 18
 
@@ -404,6 +411,8 @@ class _Run:
         self.lines: list[str] = []
         self.bufs: dict[str, bytearray] = {".text": bytearray()}  # section bytes written in pass 1 (lanes)
         self.laned: dict[str, list[int]] = {".text": []}  # per section: line, offset, line, offset, ... of laned lines
+        self.align_at: dict[str, tuple[int, int]] = {}  # section -> (line, col) of the directive that set its alignment
+        self.overflowed = False  # the image outgrew the memories (reported once; nothing that size is built)
 
     # ---- diagnostics ---------------------------------------------------------------------------
     def error(self, col: int, message: str, line: Optional[int] = None) -> None:
@@ -449,7 +458,8 @@ class _Run:
         self.line_no, self.line = len(lines), lines[-1]
         for name, amount in self.aligns.items():  # a section ends aligned, like its start (GNU as)
             if amount > 1:
-                self.pad(name, amount, 0)
+                line, col = self.align_at.get(name, (self.line_no, 0))
+                self.pad(name, amount, col, line, f"aligning the end of section {name} to {amount} bytes")
         for line, col in self.loops:
             self.error(col, f"hardware loop opened here is never closed with {self.a.hwloop.end}", line)
         program = self.pass2()
@@ -854,7 +864,7 @@ class _Run:
         elif name in _DATA_SIZES or name in (".float", ".double"):
             self.data(name, args, arg_col)
         elif name in (".zero", ".space", ".skip"):
-            self.space(args, arg_col)
+            self.space(name, args, arg_col)
         elif name in (".equ", ".set"):
             self.equ(args, arg_col)
         else:
@@ -912,18 +922,42 @@ class _Run:
             self.error(col, f"{name} {n}: alignment must be a power of two" if name == ".balign"
                        else f"{name} {n}: the power of two must be between 0 and 31")
             return
-        self.pad(self.section, amount, col)
-        self.aligns[self.section] = max(self.aligns[self.section], amount)
+        if not self.pad(self.section, amount, col, what=f"{name} {n}"):
+            return
+        if amount > self.aligns[self.section]:
+            self.aligns[self.section] = amount
+            self.align_at[self.section] = (self.line_no, col)
 
-    def pad(self, section: str, amount: int, col: int) -> None:
+    def pad(self, section: str, amount: int, col: int, line: Optional[int] = None, what: str = "") -> bool:
+        """Pad `section` to a multiple of `amount`; False (reported) when the image has no room for it."""
         pad = -self.sizes[section] % amount
         if pad:
+            if not self.room(section, pad, col, what, line):
+                return False
             nop = self.a.nop_bytes() if section == ".text" else b""
             # Code is padded with the ISA's `nop` (as GNU as does) where it fits; anything else with zeros.
-            fill = nop * (pad // len(nop)) if nop and pad % len(nop) == 0 else bytes(pad)
-            self.items.append(_Item(section, self.sizes[section], pad, self.line_no, col, self.line.strip(), [],
-                                    data=[(b, 1, col) for b in fill]))
+            fill = nop if nop and pad % len(nop) == 0 else b"\0"
+            line = line or self.line_no
+            text = self.lines[line - 1].strip() if 0 < line <= len(self.lines) else ""
+            self.items.append(_Item(section, self.sizes[section], pad, line, col, text, [], raw=fill))
             self.sizes[section] += pad
+        return True
+
+    def room(self, section: str, n: int, col: int, what: str, line: Optional[int] = None) -> bool:
+        """Whether `section` may grow by n bytes: the whole image (every section, from the entry
+        address) must fit in the memory the program is loaded into. Checked before anything of
+        that size is built; reported once (what follows an overflow only follows from it)."""
+        total = n
+        for size in self.sizes.values():
+            total += size
+        if total <= self.a.room:
+            return True
+        if not self.overflowed:
+            self.overflowed = True
+            self.error(col, f"{what}: section {section} would grow to {self.sizes[section] + n} bytes and the "
+                            f"program image to at least {total} bytes from {self.a.entry:#x}, more than "
+                            f"{self.a.room_text}", line)
+        return False
 
     def data(self, name: str, args: str, col: int) -> None:
         size = _DATA_SIZES.get(name, 4 if name == ".float" else 8)
@@ -949,12 +983,14 @@ class _Run:
                     self.error(pcol + exc.column, str(exc))
                     return
             values.append((n, size, pcol))
+        if not self.room(self.section, size * len(values), col, name):
+            return
         self.items.append(_Item(self.section, self.sizes[self.section], size * len(values), self.line_no, col,
                                 self.line.strip(), [], data=values, float_data=name in (".float", ".double"),
                                 seq=self.seq))
         self.sizes[self.section] += size * len(values)
 
-    def space(self, args: str, col: int) -> None:
+    def space(self, name: str, args: str, col: int) -> None:
         pieces = _split_top(args)
         n = self.constant(pieces[0][0], col, "a size")
         fill = self.constant(pieces[1][0], col + pieces[1][1], "a fill value") if len(pieces) > 1 else 0
@@ -963,8 +999,10 @@ class _Run:
         if n < 0:
             self.error(col, f"negative size {n}")
             return
+        if not n or not self.room(self.section, n, col, f"{name} {n}"):
+            return
         self.items.append(_Item(self.section, self.sizes[self.section], n, self.line_no, col, self.line.strip(), [],
-                                data=[(fill & 0xFF, 1, col)] * n))
+                                raw=bytes([fill & 0xFF])))
         self.sizes[self.section] += n
 
     def equ(self, args: str, col: int) -> None:
@@ -1001,6 +1039,10 @@ class _Run:
             bases[name] = addr
             addr += self.sizes[name]
         self.bases = bases
+        if not self.overflowed:
+            for name, size in self.sizes.items():
+                if size:
+                    self.check_placement(name, bases[name], size)
         sections = {}
         for name, size in self.sizes.items():
             buf = self.bufs[name]
@@ -1023,6 +1065,9 @@ class _Run:
         for item in self.items:
             address = bases[item.section] + item.offset
             sec = sections[item.section]
+            if item.raw is not None:
+                sec.data[item.offset:item.offset + item.size] = item.raw * (item.size // len(item.raw))
+                continue
             if item.data is not None:
                 self.emit_data(item, address, sec, order)
                 continue
@@ -1056,6 +1101,45 @@ class _Run:
         a, lines, laned = self.a, self.lines, self.laned
         return Program(self.path, sections, symbols, self.globals, lambda: _records(a, lines, bases, placed, laned),
                        bases[".text"], self.a.endian)
+
+    def check_placement(self, name: str, base: int, size: int) -> None:
+        """A section must lie inside one memory that program sections are loaded into (the
+        loader's rule, kcgen.sim.simulator): report the line whose bytes first fall outside it."""
+        a = self.a
+        home = next((m for m in a.memories if m[1] <= base < m[1] + m[2]), None)
+        if home is not None:
+            mname, mbase, msize = home
+            if base + size <= mbase + msize:
+                return
+            line, col = self.locate(name, mbase + msize - base)
+            self.error(col, f"section {name} ({size} bytes at {base:#x}..{base + size - 1:#x}) runs past the end "
+                            f"of memory {mname} ({msize} bytes at {mbase:#x}..{mbase + msize - 1:#x})", line)
+            return
+        if not a.memories or (name == ".text" and not any(m[1] <= a.entry < m[1] + m[2] for m in a.memories)):
+            if base + size - a.entry <= a.room:  # an instruction store (or an ISA without memories)
+                return
+            line, col = self.locate(name, a.room - (base - a.entry))
+            self.error(col, f"section {name} is {size} bytes, more than {a.room_text}", line)
+            return
+        line, col = self.locate(name, 0)
+        where = ", ".join(f"{m[0]} at {m[1]:#x}..{m[1] + m[2] - 1:#x}" for m in a.memories)
+        self.error(col, f"section {name} ({size} bytes) would be placed at {base:#x}, outside every memory that "
+                        f"holds program sections ({where})", line)
+
+    def locate(self, section: str, cap: int) -> tuple[int, int]:
+        """(line, column) of the first statement of `section` whose bytes reach past offset `cap`."""
+        recs = [(i.offset, i.offset + i.size, i.line, i.col) for i in self.items if i.section == section and i.size]
+        flat = self.laned.get(section, [])
+        for k in range(0, len(flat), 2):
+            raw = self.lines[flat[k] - 1]
+            recs.append((flat[k + 1], None, flat[k], len(raw) - len(raw.lstrip())))
+        recs.sort(key=lambda r: r[0])
+        for k, (offset, end, line, col) in enumerate(recs):
+            if end is None:  # a laned line: it ends where the next statement starts
+                end = recs[k + 1][0] if k + 1 < len(recs) else self.sizes[section]
+            if end > cap:
+                return line, col
+        return (recs[-1][2], recs[-1][3]) if recs else (1, 0)
 
     def in_force(self, name: str, line: int) -> Optional[_Symbol]:
         """The definition of `name` that a use on `line` sees: the last one before that line, or
@@ -1284,6 +1368,40 @@ class _Run:
                 self.error(col, f"value {n} does not fit in {size} byte{'s' if size > 1 else ''}", item.line)
             sec.data[pos:pos + size] = (n & ((1 << (8 * size)) - 1)).to_bytes(size, order)
             pos += size
+
+
+def _byte_memories(spec: Spec) -> list[tuple[str, int, int]]:
+    """(name, base, size) of every memory program sections may be loaded into: byte-addressed
+    (u8 elements) with a declared base, as the simulator's loader takes them; lowest base first."""
+    out = []
+    for m in spec.isa.memories:
+        t = spec.types.get(m.name)
+        if m.base is not None and isinstance(t, IntT) and t.width == 8 and not t.signed:
+            out.append((m.name, spec.params_eval(m.base), spec.params_eval(m.size)))
+    return sorted(out, key=lambda m: m[1])
+
+
+def _image_room(memories: list, entry: int, pc_bits: int) -> tuple[int, str]:
+    """The most bytes a program image may have (sections are placed one after another from the
+    entry address), and how to say where they must fit. With a memory at the entry address: up to
+    the end of it and of the memories that directly follow it (each section must then fit in one
+    of them, checked once the sections are placed). Without one, the text goes to an instruction
+    store the ISA does not size: the pc's address space bounds it, and MAX_IMAGE."""
+    home = next((m for m in memories if m[1] <= entry < m[1] + m[2]), None)
+    if home is None:
+        space = max((1 << pc_bits) - entry, 0)
+        if space <= MAX_IMAGE:
+            return space, f"the {space} bytes the {pc_bits}-bit pc can address from there"
+        return MAX_IMAGE, (f"the assembler's limit of {MAX_IMAGE} bytes for a program that no memory holds "
+                           f"(an instruction store)")
+    run, end = [home], home[1] + home[2]
+    for m in memories:
+        if m[1] == end:
+            run.append(m)
+            end += m[2]
+    names = " and ".join(m[0] for m in run)
+    return end - entry, (f"the {end - entry} bytes of memor{'ies' if len(run) > 1 else 'y'} {names} from there "
+                         f"({entry:#x}..{end - 1:#x})")
 
 
 def _records(asm: Assembler, lines: list[str], bases: dict, general: list, laned: dict) -> list:

@@ -29,15 +29,25 @@ from kcgen.asm.tables import Encoding, bundle_formats, encodings, pcrel_base
 from .layout import FloatFormat, Layout, Scalar, Store, layout
 from .loops import Region, render_index
 from .typed import TypedBody, local_type, type_function, type_instruction
+from .work import Work
 
 GENERATOR_VERSION = "2"
 MAX_WRITES = 64  # memory blocks one instruction may mark as pending (more: the rest count as ready)
 BLOCK_SHIFT = 6  # memories are tracked for readiness in blocks of 64 elements
 CAL_WORDS = 64  # ooo: each unit copy's calendar covers the next 64 x 64 = 4096 cycles (one bit a cycle)
 
-STATUS = {"running": 0, "halted": 1, "trap": 2, "budget": 3}
+STATUS = {"running": 0, "halted": 1, "trap": 2, "budget": 3, "timeout": 4}
 TRAP_KINDS = {"none": 0, "require": 1, "illegal": 2, "memory": 3, "misaligned": 4, "budget": 5, "user": 6,
-              "arith": 7, "pc": 8}
+              "arith": 7, "pc": 8, "timeout": 9}
+# The wall-clock limit (run(s, max_steps) with s->wall_ns set): the run loop reads the clock every
+# `poll_steps` instructions, a power of two chosen so that at most POLL_STEP_WORK loop iterations
+# of the ISA's longest instruction run between two reads (between 16 and 65536 instructions); a
+# loop nest that may run POLL_WORK iterations or more in one instruction reads it itself, about
+# every POLL_WORK iterations (kcgen.sim.work bounds the iterations).
+POLL_WORK = 1 << 22
+POLL_STEP_WORK = 1 << 26
+POLL_STEPS_MAX = 1 << 16
+POLL_STEPS_MIN = 16
 
 
 class Unsupported(Exception):
@@ -113,6 +123,13 @@ class CGen:
         self._plan = None
         self._anchors: dict = {}  # id(for statement) -> reductions computed at the start of its body
         self.functions = {}
+        self._work: Optional[Work] = None  # bounds of the instruction being compiled (polls of long loops)
+        self._work_mult = 1  # iterations of the loops around the code being compiled
+        self._polled = False  # an enclosing loop reads the clock often enough
+        self._fn_work: dict[str, int] = {}
+        self.max_work = 0  # the most loop iterations one instruction may run (kcgen.sim.work)
+        self.max_work_unpolled = 0  # the same over the instructions whose loops never read the clock
+        self.polled_insns: list[str] = []  # instructions with loops that read the clock themselves
 
     # ---- analysis --------------------------------------------------------------------------------
     def _tracked_memories(self) -> set[str]:
@@ -451,9 +468,38 @@ class CGen:
         hi_v = self.tmp("hi")
         self.pre.append(f"{self._reduce_ctype(e, t)} {acc} = {_reduce_init(e.op, t)};")
         self.pre.append(f"int64_t {hi_v} = {hi};")
-        body_pre, step = self._reduce_body(e, t, var, acc)
+        poll, saved = self._loop_enter(e.var, e.lo, e.hi, lambda w: w.reduce_iteration(e))
+        try:
+            body_pre, step = self._reduce_body(e, t, var, acc)
+        finally:
+            self._loop_exit(e.var, saved)
+        body_pre = ([poll] if poll else []) + body_pre
         self.pre.append(f"for (int64_t {var} = {lo}; {var} < {hi_v}; {var}++) {{ {' '.join(body_pre)} {acc} = {step}; }}")
         return self._reduce_value(acc, e, t)
+
+    def _loop_enter(self, var: str, lo: ir.Expr, hi: ir.Expr, per_iteration) -> tuple[Optional[str], tuple]:
+        """Entering a loop of the instruction being compiled: the statement that reads the wall
+        clock once per iteration, when the nest may run POLL_WORK iterations or more and no loop
+        around it reads the clock often enough already (else None); and what _loop_exit restores."""
+        w = self._work
+        saved = (self._work_mult, self._polled, None)
+        if w is None:
+            return None, saved
+        trips = w.trips(lo, hi)
+        per = per_iteration(w)
+        poll = None
+        if not self._polled and self._work_mult * trips * per >= POLL_WORK:
+            poll = f"if (__builtin_expect((s->poll_left -= {min(per, POLL_WORK)}) < 0, 0)) kc_poll(s);"
+            self._polled = per <= POLL_WORK >> 8  # inner loops need not read it again
+            if self.insn_name not in self.polled_insns:
+                self.polled_insns.append(self.insn_name)
+        self._work_mult *= max(trips, 1)
+        return poll, (saved[0], saved[1], (var, w.bind(var, hi)))
+
+    def _loop_exit(self, var: str, saved: tuple) -> None:
+        self._work_mult, self._polled, bound = saved
+        if bound is not None and self._work is not None:
+            self._work.unbind(*bound)
 
     def _native_f32_sum(self, e: ir.Reduce, t) -> bool:
         # An f32 sum accumulates in a C float: a float add is the correctly rounded sum, exactly what
@@ -891,10 +937,14 @@ class CGen:
         hi_v = self.tmp("hi")
         scope = dict(self.locals)
         self.locals[s.var] = var
-        body = []
-        for ic in self._anchors.get(id(s), []):
-            body += self.reduce_ahead(ic, ind + "    ")
-        body += self.block(s.body, ind + "    ")
+        poll, saved = self._loop_enter(s.var, s.lo, s.hi, lambda w: w.per_iteration(s))
+        body = [f"{ind}    {poll}"] if poll else []
+        try:
+            for ic in self._anchors.get(id(s), []):
+                body += self.reduce_ahead(ic, ind + "    ")
+            body += self.block(s.body, ind + "    ")
+        finally:
+            self._loop_exit(s.var, saved)
         self.locals = scope
         return pre + [f"{ind}for (int64_t {var} = {lo}, {hi_v} = {hi}; {var} < {hi_v}; {var}++) {{"] + body + [f"{ind}}}"]
 
@@ -949,7 +999,7 @@ class CGen:
         self.functions = {f.name: f for f in self.spec.isa.functions}
         head = [f"/* Generated by kcgen {GENERATOR_VERSION} from ISA '{self.spec.isa.name}'. Do not edit: change the .isa file. */",
                 "#include <stdint.h>", "#include <string.h>", "#include <math.h>", "#include <setjmp.h>",
-                "#include <stdarg.h>", "#include <stdio.h>", "#include <stdlib.h>",
+                "#include <stdarg.h>", "#include <stdio.h>", "#include <stdlib.h>", "#include <time.h>",
                 '#include "kc_numeric.h"', '#include "kc_trap.h"', '#include "kc_sim.h"', ""]
         head += ["/* the run loop's helpers are small and called from one switch: always inline them */",
                  "#define KC_HOT __attribute__((always_inline))",
@@ -1100,7 +1150,10 @@ class CGen:
                  "    uint64_t t_cyc, t_lat, t_dispatched, t_retire, t_retired, t_resolve, t_step;",
                  "    uint64_t *rob;", "    uint64_t *queue;", "    uint64_t *qhead;",
                  f"    {P}_op *ops;", "    int64_t *index;", "    uint64_t text_base, text_len;",
-                 "    void *jmp;"]
+                 "    void *jmp;",
+                 "    uint64_t wall_ns;  /* the wall-clock limit of a run in ns, 0: none (set by the caller) */",
+                 "    uint64_t deadline;  /* kc_now_ns() at which the run stops, 0: none (set by run) */",
+                 "    int64_t poll_left;  /* loop iterations until a long instruction reads the clock */"]
         for st in self.L.stores.values():
             lines.append(f"    {st.elem.ctype} *{st.cname};")
             if st.kind == "reg" or st.kind == "state":
@@ -1143,6 +1196,30 @@ static void kc_fail(kc_s *restrict s, int kind, const char *fmt, ...) {{
     vsnprintf(s->trap.message, sizeof s->trap.message, fmt, ap);
     va_end(ap);
     longjmp(*(jmp_buf *)s->jmp, 1);
+}}
+/* the wall-clock limit: the monotonic clock. The deadline is set from the precise clock; the
+   checks read the coarse one where there is (a few ns; it is the same clock as of the last tick,
+   never ahead of it, so a run never stops early and at most a tick late) */
+static inline uint64_t kc_now_ns(int coarse) {{
+    struct timespec t;
+#ifdef CLOCK_MONOTONIC_COARSE
+    clock_gettime(coarse ? CLOCK_MONOTONIC_COARSE : CLOCK_MONOTONIC, &t);
+#else
+    (void)coarse;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+#endif
+    return (uint64_t)t.tv_sec * UINT64_C(1000000000) + (uint64_t)t.tv_nsec;
+}}
+/* a long loop inside an instruction: every POLL_WORK iterations, the clock; past the deadline the
+   instruction stops half done, does not retire, and the run ends with status timeout */
+static void kc_poll(kc_s *restrict s) __attribute__((noinline, cold));
+static void kc_poll(kc_s *restrict s) {{
+    if (!s->deadline) {{ s->poll_left = INT64_MAX; return; }}
+    if (kc_now_ns(1) >= s->deadline) {{
+        s->t_step--;
+        kc_fail(s, KC_TRAP_TIMEOUT, "wall-clock limit of %g s exceeded", (double)s->wall_ns / 1e9);
+    }}
+    s->poll_left = {POLL_WORK};
 }}
 static inline int64_t kc_sx(uint64_t v, int w) {{ return (int64_t)(v << (64 - w)) >> (64 - w); }}
 static inline uint64_t kc_shl(uint64_t a, uint64_t n, int w) {{ return n >= (uint64_t)w ? 0 : a << n; }}
@@ -1306,6 +1383,11 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
         for name in self.names:
             e = self.encs[name]
             self.body: TypedBody = type_instruction(self.spec, name)
+            self.insn_name = name
+            self._work = Work(self.spec, self.body, self.fn_work)
+            work = self._work.stmts(e.insn.insn.semantics)
+            self.max_work = max(self.max_work, work)
+            self._work_mult, self._polled = 1, False
             self.insn_operands = e.insn.operands
             self.field_bits = {b.operand.name: b.field.value_width for b in e.bindings}
             self.operand_index = {op: k for k, op in enumerate(e.insn.operands)}
@@ -1326,6 +1408,9 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
             # takes minutes to compile, and a call costs nothing next to their loops.
             sig = (f"int x_{c_ident(name)}(kc_s *restrict s, const {self.P}_op *d, uint64_t pc, "
                    "uint64_t *npc, uint64_t *need)")
+            self._work = None
+            if name not in self.polled_insns:
+                self.max_work_unpolled = max(self.max_work_unpolled, work)
             fn = [doc, ("static inline KC_HOT " if short else "KC_VECTOR " if self._side_by_side else "") + sig + " {",
                   "    int halt = 0;", "    uint64_t *kc_last = 0;  /* the memory block last marked pending */",
                   "    (void)s; (void)d; (void)pc; (void)npc; (void)need; (void)kc_last;"] + body + ["    return halt;", "}", ""]
@@ -1336,6 +1421,28 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
                 decls.append(f"__attribute__((visibility(\"hidden\"))) {sig};")
             self.cost_c(name)
         return out, outline, decls
+
+    def fn_work(self, name: str) -> int:
+        """The loop iterations of one call of semantics function `name` (0 for a builtin)."""
+        fn = self.functions.get(name)
+        if fn is None:
+            return 0
+        if name not in self._fn_work:
+            self._fn_work[name] = 0  # (the language has no recursion)
+            self._fn_work[name] = Work(self.spec, type_function(self.spec, fn), self.fn_work).expr(fn.body)
+        return self._fn_work[name]
+
+    @property
+    def poll_steps(self) -> int:
+        """Instructions the run loop executes between two reads of the wall clock: a power of two,
+        at most POLL_STEPS_MAX, fewer when one instruction may loop long (at most POLL_STEP_WORK
+        iterations of the longest instruction between reads), at least POLL_STEPS_MIN. Loops that
+        read the clock themselves do not count: their reads share one countdown (s->poll_left),
+        so together they read it every POLL_WORK iterations."""
+        n = POLL_STEPS_MAX
+        while n > POLL_STEPS_MIN and n * min(max(self.max_work_unpolled, 1), POLL_WORK) > POLL_STEP_WORK:
+            n >>= 1
+        return n
 
     def cost_c(self, name: str) -> None:
         """cycles/latency as C over operands and params, evaluated before the semantics run."""
@@ -1360,7 +1467,11 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
                 "rob": self.props.get("rob", 1) if self.timing and self.timing.model == "ooo" else 1,
                 # per operation: [unit index or -1, cycles when constant else 0]; the Python side adds
                 # counts x cycles to the run-time busy counts (which cover the operand-dependent ones)
-                "static_busy": [[-1, 0]] + [self._static_busy(n) for n in self.names]}
+                "static_busy": [[-1, 0]] + [self._static_busy(n) for n in self.names],
+                # the wall-clock limit: instructions between reads of the clock in the run loop, the most
+                # loop iterations of one instruction, the instructions whose loops read it themselves
+                "poll_steps": self.poll_steps, "max_work": self.max_work, "max_work_unpolled": self.max_work_unpolled,
+                "polled": list(self.polled_insns)}
 
     def _static_busy(self, name: str) -> list[int]:
         unit = self.encs[name].insn.insn.unit
@@ -1966,9 +2077,24 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
               f"(off % {g}) ? -1 : index[off / {g}]")
         out = ["/* ---- timing model ---- */"] + self.commit_c() + [
                "/* ---- the run loop ---- */",
+               f"#define KC_POLL_STEPS UINT64_C({self.poll_steps})  /* instructions between two reads of the clock */",
+               "/* The step budget, and every KC_POLL_STEPS instructions the wall clock when the run has a",
+               "   limit: the run loop stops at `stop` (no limit: stop = max_steps, the budget alone). */",
+               f"static uint64_t kc_stop({P}_state *restrict s, uint64_t step, uint64_t max_steps, uint64_t pc)",
+               "    __attribute__((noinline, cold));",
+               f"static uint64_t kc_stop({P}_state *restrict s, uint64_t step, uint64_t max_steps, uint64_t pc) {{",
+               "    s->pc = pc;",
+               "    if (step == max_steps) { s->status = 3; return 0; }",
+               "    if (kc_now_ns(1) >= s->deadline) {",
+               "        s->status = 4;",
+               "        kc_trap_set(&s->trap, KC_TRAP_TIMEOUT, pc, \"wall-clock limit of %g s exceeded\", (double)s->wall_ns / 1e9);",
+               "        return 0;",
+               "    }",
+               "    return max_steps - step > KC_POLL_STEPS ? step + KC_POLL_STEPS : max_steps;",
+               "}",
                "/* Fetch the instruction (or bundle) at pc and jump to its first operation. */",
                "#define KC_FETCH() do { \\",
-               "    if (step == max_steps) { s->pc = pc; s->status = 3; return 3; } \\",
+               "    if (step == stop && !(stop = kc_stop(s, step, max_steps, pc))) return s->status; \\",
                "    s->t_step = ++step;  /* fetched; run() turns this into retired instructions */ \\",
                "    uint64_t off = pc - base; \\",
                "    s->pc = pc; \\",
@@ -1986,7 +2112,7 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
                "} while (0)",
                "/* The next instruction in program order: the op after this one (no pc lookup). */",
                "#define KC_FETCH_NEXT() do { \\",
-               "    if (step == max_steps) { s->pc = pc; s->status = 3; return 3; } \\",
+               "    if (step == stop && !(stop = kc_stop(s, step, max_steps, pc))) return s->status; \\",
                "    s->t_step = ++step; \\",
                "    s->pc = pc; \\",
                "    if (++d == ops_end) { s->status = 1; return 1; }  /* ran off the end: done */ \\",
@@ -2022,6 +2148,7 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
                "    uint64_t *const counts = s->counts;",
                "    const uint64_t base = s->text_base, len = s->text_len;",
                "    uint64_t pc = s->pc, npc = 0, size = 0, step = 0;",
+               "    uint64_t stop = s->deadline && max_steps > KC_POLL_STEPS ? KC_POLL_STEPS : max_steps;",
                f"    const {P}_op *d = ops;",
                "    int halt = 0;",
                "    const uint32_t untimed = s->untimed;  /* read once: the branches on it always go one way */",
@@ -2068,11 +2195,14 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
                 "    jmp_buf env;",
                 "    s->jmp = &env;",
                 "    s->status = 0; s->trap.kind = 0; s->trap.message[0] = 0;",
-                "    s->t_step = 0; s->halted = 0;"] + (
+                "    s->t_step = 0; s->halted = 0;",
+                "    s->deadline = s->wall_ns ? kc_now_ns(0) + s->wall_ns : 0;",
+                f"    s->poll_left = s->deadline ? {POLL_WORK} : INT64_MAX;"] + (
                 ["    if (s->nissued == 0) kc_cal_reset(s);  /* nothing issued since the reset */"] if self._ooo else []) + [
-                "    if (setjmp(env)) { s->status = 2; }",
+                "    if (setjmp(env)) { s->status = s->trap.kind == KC_TRAP_TIMEOUT ? 4 : 2; }",
                 "    else kc_run_loop(s, max_steps);",
-                "    /* the trapping instruction, or the fetch past the end, did not retire */",
+                "    /* the trapping instruction, or the fetch past the end, did not retire (an instruction a",
+                "       timeout stopped half done took itself off t_step: kc_poll) */",
                 "    s->instret += s->t_step - (s->status == 2 || (s->status == 1 && !s->halted));",
                 "    uint64_t end = s->now > s->horizon ? s->now : s->horizon;"] + self._ready_max() + [
                 "    s->cycles = s->untimed ? 0 : end;",

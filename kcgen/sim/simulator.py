@@ -3,7 +3,7 @@
     sim = Simulator(spec)            # builds (or reuses) the C simulator of the ISA
     sim.load(program)                # a kcgen.asm Program
     sim.mem("vsram")[:64] = x        # numpy views, zero-copy (bf16 as ml_dtypes.bfloat16)
-    result = sim.run(max_steps=10**7)
+    result = sim.run(max_steps=10**7, seconds=5.0)   # step budget, and a wall-clock limit
     result.status, result.cycles, result.trap
 
 All storage is numpy arrays (kcgen.sim.layout) that the C code reads and writes through
@@ -12,6 +12,7 @@ and the example runner use.
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -27,7 +28,8 @@ from .layout import Layout, layout
 
 _STATUS_NAMES = {v: k for k, v in STATUS.items()}
 _TRAP_NAMES = {0: "none", 1: "require", 2: "illegal", 3: "memory", 4: "misaligned", 5: "budget", 6: "user",
-               7: "arith", 8: "pc"}
+               7: "arith", 8: "pc", 9: "timeout"}
+_MAX_WALL_NS = 1 << 62
 _LIBS: dict[str, tuple] = {}  # library path -> (ffi, lib): dlopen once per process
 
 
@@ -63,7 +65,7 @@ class TraceEntry:
 
 @dataclass
 class RunResult:
-    status: str  # 'halted' | 'trap' | 'budget'
+    status: str  # 'halted' | 'trap' | 'budget' | 'timeout' (the wall-clock limit passed; trap says so)
     cycles: Optional[int]  # None when the run, or an earlier one since the reset, was untimed
     instret: int
     trap: Optional[Trap] = None
@@ -187,24 +189,38 @@ class Simulator:
                 return name
         return None
 
-    def run(self, max_steps: int = 10_000_000, trace: bool = False, timed: bool = True) -> RunResult:
+    def run(self, max_steps: int = 10_000_000, trace: bool = False, timed: bool = True,
+            seconds: Optional[float] = None) -> RunResult:
         """Run until halt, trap or `max_steps` instructions (bundles). With trace=True the machine is
         single-stepped and every step records what it wrote (memories over 1 Mi elements are not
         watched); use it for debugging, not for speed. With timed=False the timing model is off:
         the same state, trap and instruction counts (semantics never read timing), no cycles or
-        unit times, several times faster (a correctness-only run)."""
+        unit times, several times faster (a correctness-only run).
+
+        `seconds` (> 0) limits the run's wall-clock time besides the step budget: once it has
+        passed the run stops with status 'timeout' and a trap of kind 'timeout' ("wall-clock limit
+        of 2 s exceeded") at the pc of the next instruction, or of the instruction whose long loop
+        it interrupted (left half done, not retired). The C run loop reads the clock every
+        `meta["poll_steps"]` instructions and long instruction loops every few million
+        iterations, so a run stops within milliseconds of the limit; a run that ends before it
+        is exactly the run without a limit (state, cycles, counts)."""
         if self.program is None:
             raise RuntimeError("load a program first")
+        wall_ns = _wall_ns(seconds)
         if trace:
-            return self._traced(max_steps)
+            return self._traced(max_steps, seconds)
         before = self.counts.copy()
         busy_before = self.unit_busy.copy()
         self.s.untimed = int(not timed)
         self._timed_since_reset = self._timed_since_reset and timed
-        code = self._run(self.s, max_steps)
+        self.s.wall_ns = wall_ns
+        try:
+            code = self._run(self.s, max_steps)
+        finally:
+            self.s.wall_ns = 0
         s = self.s
         trap = None
-        if code == STATUS["trap"]:
+        if code in (STATUS["trap"], STATUS["timeout"]):
             pc = int(s.trap.pc)
             trap = Trap(pc, _TRAP_NAMES.get(int(s.trap.kind), "?"), self.ffi.string(s.trap.message).decode(),
                         self.program.source_line(pc), self._text_at(pc))
@@ -215,16 +231,24 @@ class Simulator:
         busy = self._busy(self.counts - before, self.unit_busy - busy_before)
         return RunResult(_STATUS_NAMES[code], int(s.cycles), int(s.instret), trap, counts, busy)
 
-    def _traced(self, max_steps: int) -> RunResult:
+    def _traced(self, max_steps: int, seconds: Optional[float] = None) -> RunResult:
         watched = [n for n, st in self.layout.stores.items() if st.kind != "mem" or st.count <= (1 << 20)]
         entries = []
         start_counts, start_busy = self.counts.copy(), self.unit_busy.copy()
         result = None
+        deadline = None if seconds is None else time.monotonic() + seconds
         for _ in range(max_steps):
+            if deadline is not None and time.monotonic() >= deadline:
+                pc = self.pc
+                result = RunResult("timeout", result.cycles if result else None, int(self.s.instret),
+                                   Trap(pc, "timeout", f"wall-clock limit of {seconds:g} s exceeded",
+                                        self.program.source_line(pc), self._text_at(pc)))
+                break
+            left = None if deadline is None else max(deadline - time.monotonic(), 1e-9)
             before = {n: self.arrays[n].copy() for n in watched}
             pc = self.pc
             retired = int(self.s.instret)
-            result = self.run(1)
+            result = self.run(1, seconds=left)
             if result.status == "halted" and int(self.s.instret) == retired:
                 break  # ran off the end of the program: nothing executed
             writes = []
@@ -261,3 +285,12 @@ class Simulator:
             return ""
         d = self._disasm.decode_at(bytes(text.data), pc - text.base, pc)
         return self._disasm.text(d, {})
+
+
+def _wall_ns(seconds: Optional[float]) -> int:
+    """A run's wall-clock limit in ns for the C side (0: none)."""
+    if seconds is None:
+        return 0
+    if not seconds > 0:  # also NaN
+        raise ValueError(f"seconds must be a positive number of seconds, not {seconds!r}")
+    return min(max(int(seconds * 1e9), 1), _MAX_WALL_NS)

@@ -183,3 +183,10 @@ def test_saving_and_restoring_a_callee_saved_register_passes(target):
 def test_a_huge_space_directive_is_an_assembler_error(target):
     r = run(target, relu_loop() + "        .data\nbuf:    .space 2000000000\n")
     assert not r.correct and r.error and "error" in r.error
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_kernel_that_spins_is_stopped_by_the_wall_clock(target):
+    """A step budget too large to matter: the evaluation's wall-clock limit ends it."""
+    r = run(target, "        .text\nrelu:   j relu\n", max_steps=10**15, seconds=0.5)
+    assert not r.correct and "wall-clock limit" in r.trap
