@@ -292,6 +292,8 @@ def build_cmd(target: str, defines: tuple[str, ...], force: bool) -> None:
 @click.argument("source", type=click.Path(dir_okay=False))
 @click.option("--max-steps", default=10_000_000, type=click.IntRange(min=1), show_default=True,
               help="Stop with status 'budget' after this many instructions.")
+@click.option("--seconds", default=60.0, type=click.FloatRange(min=0, min_open=True), show_default=True,
+              help="Stop with status 'timeout' after this much wall-clock time.")
 @click.option("--set", "sets", multiple=True, metavar="REG=VALUE", help="Set a register or state before running.")
 @click.option("--load", "loads", multiple=True, metavar="MEM@ADDR=FILE.npy",
               help="Copy a numpy array into a memory from element ADDR.")
@@ -299,15 +301,15 @@ def build_cmd(target: str, defines: tuple[str, ...], force: bool) -> None:
 @click.option("--trace", is_flag=True, help="Print every instruction as it retires, with what it wrote.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.option("-D", "defines", multiple=True, metavar="NAME=VALUE", help="Override a parameter.")
-def run_cmd(target: str, source: str, max_steps: int, sets, loads, dumps, trace: bool, as_json: bool,
-            defines: tuple[str, ...]) -> None:
+def run_cmd(target: str, source: str, max_steps: int, seconds: float, sets, loads, dumps, trace: bool,
+            as_json: bool, defines: tuple[str, ...]) -> None:
     """Assemble SOURCE and run it on TARGET's simulator.
 
     Exit status: 0 when the program halted, 1 on an error in the input, 2 on a trap, 3 when the
-    step budget ran out."""
+    step budget ran out, 4 when the wall-clock limit did."""
     from kcgen import runcli
     spec = _load_target(target, defines)
-    sys.exit(runcli.run(spec, source, max_steps, sets, loads, dumps, trace, as_json))
+    sys.exit(runcli.run(spec, source, max_steps, sets, loads, dumps, trace, as_json, seconds))
 
 
 @main.command("tasks")

@@ -392,7 +392,7 @@ class EvalResult:
         """One line for a person; `flags=False` leaves out the suspicious flags (the agent's tools:
         they quote the reference kernel's cycles)."""
         if self.error:
-            return f"error: {self.error}"
+            return self.error if ": error: " in self.error else f"error: {self.error}"  # already located
         head = ("correct" if self.correct else "incorrect" if self.match_rate == 1.0
                 else f"incorrect: {100 * (1 - self.match_rate):.1f}% of elements do not match")
         parts = [head]

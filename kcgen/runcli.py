@@ -5,6 +5,7 @@ import json
 import re
 import sys
 from pathlib import Path
+from typing import Optional
 
 import click
 import numpy as np
@@ -13,7 +14,7 @@ import isadl
 from isadl.diagnostics import did_you_mean
 from isadl.types import FloatT, VecT
 
-EXIT = {"halted": 0, "trap": 2, "budget": 3}
+EXIT = {"halted": 0, "trap": 2, "budget": 3, "timeout": 4}
 
 
 class _Usage(Exception):
@@ -119,7 +120,8 @@ def _dump(sim, item: str):
     return st, a, n
 
 
-def run(spec, source: str, max_steps: int, sets, loads, dumps, trace: bool, as_json: bool) -> int:
+def run(spec, source: str, max_steps: int, sets, loads, dumps, trace: bool, as_json: bool,
+        seconds: Optional[float] = None) -> int:
     from kcgen.asm import Assembler
     from kcgen.sim.build import BuildError
     from kcgen.target import build_target
@@ -156,7 +158,7 @@ def run(spec, source: str, max_steps: int, sets, loads, dumps, trace: bool, as_j
             click.echo(f"{source}: error: {exc}", err=True)
             return 1
         raise
-    result = sim.run(max_steps, trace=trace)
+    result = sim.run(max_steps, trace=trace, seconds=seconds)
     for entry in result.trace:
         click.echo(str(entry))
     names = canonical_reg_names(spec)

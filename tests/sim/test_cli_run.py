@@ -71,6 +71,13 @@ def test_budget_exit_status(prog):
     assert done.returncode == 3 and "stopped after 100 steps" in done.stderr
 
 
+def test_wall_clock_exit_status(prog):
+    done = kcgen("run", FIX / "rv32i_mini.isa", prog("loop: j loop\n"), "--max-steps", str(10**15), "--seconds", "0.3",
+                 "--json")
+    assert done.returncode == 4 and json.loads(done.stdout)["status"] == "timeout"
+    assert "wall-clock limit of 0.3 s exceeded" in done.stderr
+
+
 @pytest.mark.parametrize("args, message", [
     (["--set", "a9=1"], "unknown register or state 'a9'"),
     (["--set", "a0"], "expected REG=VALUE"),
