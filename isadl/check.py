@@ -108,6 +108,18 @@ class Spec:
     def params_eval(self, e: ir.Expr) -> int:
         return evaluate(e, lambda n: self.params[n.id])
 
+    def preserved(self) -> list[tuple[str, int]]:
+        """The kernel ABI's callee-saved registers as (register file, index), in the order `abi { preserve }`
+        lists them: a kernel must end with each of them holding its value at entry. Empty when the ABI
+        declares none (or there is no ABI)."""
+        return [(file, index) for _, file, index in self.preserved_registers()]
+
+    def preserved_registers(self) -> list[tuple[str, str, int]]:
+        """(name, register file, index) of each callee-saved register, ranges expanded (`s0-s11` gives
+        s0, s1, ..., s11), so that a diagnosis can name the register as the ABI does."""
+        abi = self.isa.abi
+        return [(name, *self.regnames[name]) for name in (abi.preserve if abi else ())]
+
 
 def check(isa: ir.ISA, reporter: Reporter, defines: Mapping[str, int] | None = None) -> Optional[Spec]:
     return _Check(isa, reporter, dict(defines or {})).run()
@@ -232,6 +244,13 @@ class _Check:
         if any(p.name == name.id for p in self.isa.params):
             raise _Missing()  # its own error was reported
         raise EvalError(name.loc, f"unknown parameter '{name.id}'{did_you_mean(name.id, self.params)}")
+
+    def quiet_const(self, e: ir.Expr) -> Optional[int]:
+        """The value of a constant expression whose errors are reported elsewhere, or None."""
+        try:
+            return evaluate(e, self.param_lookup)
+        except (EvalError, _Missing):
+            return None
 
     def const(self, e: ir.Expr, what: str, minimum: Optional[int] = None) -> Optional[int]:
         try:
@@ -911,11 +930,14 @@ class _Check:
                     self.error(a.end_loc, f"abi end return: unknown register '{arg}'")
             else:
                 self.error(a.end_loc, f"abi end must be 'halt MNEMONIC' or 'return REG', not '{kind}'")
+        top = None
         if a.stack:
             reg, value = a.stack
             if reg not in self.regnames:
                 self.error(a.stack_loc, f"abi stack: unknown register '{reg}'{did_you_mean(reg, self.regnames)}")
-            self.const(value, "the abi stack top", 0)
+            top = self.const(value, "the abi stack top", 0)
+        self.abi_preserve(a)
+        scratch = []  # byte addresses [lo, hi) of the scratch regions of memories that have a base
         for rg in a.regions:
             mem = self.storage.get(rg.memory)
             if mem is None or not mem.memory:
@@ -927,6 +949,53 @@ class _Check:
             lo, hi = self.const(rg.lo, "a region start", 0), self.const(rg.hi, "a region end", 0)
             if lo is not None and hi is not None and not (lo < hi <= mem.dims[0]):
                 self.error(rg.loc, f"abi region {rg.name}: [{lo}..{hi}] is not inside {rg.memory}[0..{mem.dims[0]}]")
+            elif lo is not None and hi is not None and rg.role == "scratch":
+                m = next(x for x in self.isa.memories if x.name == rg.memory)
+                base = self.quiet_const(m.base) if m.base is not None else None  # (reported with the memory)
+                if base is not None:
+                    size = max(mem.type.bits // 8, 1)
+                    scratch.append((base + lo * size, base + hi * size))
+        if top is not None and a.stack[0] in self.regnames and not self.r.failed and \
+                not any(lo <= top - 1 < hi for lo, hi in scratch):
+            # every byte a kernel may write is declared: the stack grows down from `top`
+            self.error(a.stack_loc, f"abi stack: {a.stack[0]} starts at {top:#x}, but no scratch region holds the "
+                                    f"bytes below it; declare the stack (region stack: MEMORY[lo..hi] scratch)")
+
+    def abi_preserve(self, a: ir.Abi) -> None:
+        """`preserve`: every name a register of a plain file, none twice, none an argument or hard-wired zero."""
+        args = {}
+        for name in a.args:
+            if name in self.regnames:
+                args.setdefault(self.regnames[name], name)
+        groups = {rf.name for rf in self.isa.regfiles if rf.group}
+        seen: dict[tuple[str, int], str] = {}
+        n = len(a.preserve)
+        for name, loc, rng in zip(a.preserve, a.preserve_locs or (a.loc,) * n, a.preserve_ranges or ("",) * n):
+            where = f"abi preserve: {rng}: " if rng else "abi preserve: "
+            if name not in self.regnames:
+                self.error(loc, f"{where}unknown register '{name}'"
+                                f"{'' if rng else did_you_mean(name, self.regnames)}")
+                continue
+            reg = self.regnames[name]
+            file, idx = reg
+            shown = self.reg_asm_name(file, idx)
+            what = where + (f"'{name}'" if shown == name else f"'{name}' ({shown})")
+            if file in groups:
+                self.error(loc, f"{what} is a group of other registers; list the registers it is made of")
+            elif file in self.regs and idx in self.regs[file].zero:
+                self.error(loc, f"{what} is hard-wired to zero")
+            elif reg in args:
+                self.error(loc, f"{what} is an argument register"
+                                + ("" if args[reg] == name else f" ('{args[reg]}' in abi args)"))
+            elif reg in seen:
+                self.error(loc, f"{what} is listed twice" + ("" if seen[reg] == name else f" (first as '{seen[reg]}')"))
+            else:
+                seen[reg] = name
+
+    def reg_asm_name(self, file: str, idx: int) -> str:
+        """The register's name from its file's asm pattern (x8 for s0)."""
+        rf = self.isa.regfile(file)
+        return (rf.asm or rf.name + "{n}").replace("{n}", str(idx)) if rf else f"{file}[{idx}]"
 
     def hwloop(self) -> None:
         h = self.isa.hwloop

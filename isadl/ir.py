@@ -6,6 +6,7 @@ Collections are tuples so that the whole IR is immutable and hashable.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Optional, Union
 
@@ -512,6 +513,9 @@ class Abi:
     args: tuple[str, ...] = ()
     end: tuple[str, ...] = ()  # ("halt", MNEMONIC) or ("return", REG)
     stack: Optional[tuple[str, Expr]] = None
+    # callee-saved registers, by name, ranges expanded (`s0-s11` is s0, s1, ..., s11): each must hold
+    # its value at entry when the kernel ends
+    preserve: tuple[str, ...] = ()
     regions: tuple[AbiRegion, ...] = ()
     doc: str = ""
     loc: Loc = _loc()
@@ -519,6 +523,37 @@ class Abi:
     end_loc: Loc = _loc()
     arg_locs: tuple[Loc, ...] = field(default=(), compare=False, hash=False, repr=False)
     stack_loc: Loc = _loc()
+    preserve_locs: tuple[Loc, ...] = field(default=(), compare=False, hash=False, repr=False)
+    preserve_ranges: tuple[str, ...] = field(default=(), compare=False, hash=False, repr=False)  # "s0-s11" or ""
+
+
+_NUMBERED = re.compile(r"(.*?)(0|[1-9][0-9]*)$")
+
+
+def name_range(first: str, last: str) -> list[str] | str:
+    """The register names `first-last` stands for, or why it stands for none. A range counts names, not
+    register numbers: `s0-s11` is s0, s1, ..., s11, whichever registers those name."""
+    a, b = _NUMBERED.match(first), _NUMBERED.match(last)
+    if not a or not b or a.group(1) != b.group(1):
+        return (f"'{first}-{last}' is not a range: both ends must be the same name followed by a number, "
+                f"as in s0-s11")
+    lo, hi = int(a.group(2)), int(b.group(2))
+    if lo >= hi:
+        return f"range '{first}-{last}' must go up: {first} is not before {last}"
+    return [f"{a.group(1)}{i}" for i in range(lo, hi + 1)]
+
+
+def name_ranges(names: tuple[str, ...] | list[str]) -> str:
+    """`names` as a preserve list, runs of consecutive numbers joined: s0, s1, s2, sp -> s0-s2, sp.
+    Reading the text back with name_range gives `names` again."""
+    out: list[list] = []  # [prefix, first number, last number, text]
+    for n in names:
+        m = _NUMBERED.match(n)
+        if m and out and out[-1][0] == m.group(1) and out[-1][2] is not None and out[-1][2] + 1 == int(m.group(2)):
+            out[-1][2] += 1
+        else:
+            out.append([m.group(1), int(m.group(2)), int(m.group(2)), n] if m else [None, None, None, n])
+    return ", ".join(t if lo == hi else f"{p}{lo}-{p}{hi}" for p, lo, hi, t in out)
 
 
 @dataclass(frozen=True)

@@ -657,11 +657,14 @@ class _Builder(Transformer):
 
     @v_args(meta=True)
     def abi(self, meta, c):
-        kw: dict = {"regions": [], "doc": []}
+        kw: dict = {"regions": [], "doc": [], "preserve": []}
         seen: dict = {}
         for kind, value, imeta in self._flatten(c):
             if kind in ("regions", "doc"):
                 kw[kind].append(value)
+            elif kind == "preserve":  # may be split over several lines (integer and float registers)
+                for item in value:
+                    kw[kind].extend(item)
             elif self._once(seen, kind, "abi", imeta):
                 if kind == "args":
                     value, kw["arg_locs"] = tuple(str(x) for x in value), tuple(self.loc(x) for x in value)
@@ -672,6 +675,8 @@ class _Builder(Transformer):
                 if kind in ("args", "end"):
                     kw[kind + "_loc"] = self.loc(imeta)
         kw["regions"] = tuple(kw["regions"])
+        kw["preserve"], kw["preserve_locs"], kw["preserve_ranges"] = (tuple(x) for x in zip(*kw["preserve"])) \
+            if kw["preserve"] else ((), (), ())
         kw["doc"] = "\n\n".join(kw["doc"])
         return ("abi", ir.Abi(**kw, loc=self.loc(meta)), meta)
 
@@ -682,6 +687,23 @@ class _Builder(Transformer):
     @v_args(meta=True)
     def abi_args(self, meta, c):
         return ("args", tuple(c), meta)
+
+    @v_args(meta=True)
+    def abi_preserve(self, meta, c):
+        return ("preserve", tuple(c), meta)
+
+    def reg_range(self, c):
+        """[(name, loc, range text or "")]: a range is expanded here (it counts names); its last name is
+        located at its own token, the others at the range."""
+        first, last = c
+        if last is None:
+            return [(str(first), self.loc(first), "")]
+        names = ir.name_range(str(first), str(last))
+        text = f"{first}-{last}"
+        if isinstance(names, str):
+            self.reporter.error(self.loc(first), f"abi preserve: {names}")
+            return []
+        return [(n, self.loc(last) if n == str(last) else self.loc(first), text) for n in names]
 
     @v_args(meta=True)
     def abi_end_halt(self, meta, c):

@@ -344,6 +344,8 @@ def print_isa(isa: ir.ISA) -> str:
             out("end " + " ".join(a.end))
         if a.stack:
             out(f"stack {a.stack[0]} = {expr(a.stack[1])}")
+        if a.preserve:
+            out("preserve " + ir.name_ranges(a.preserve))
         for r in a.regions:
             out(f"region {r.name}: {r.memory}[{expr(r.lo)}..{expr(r.hi)}] {r.role}{_opt_doc(r.doc)}")
         _doc(out, a.doc)

@@ -220,6 +220,24 @@ def reg_name(spec: Spec, file: str, index: int) -> str:
     return pattern.replace("{n}", str(index))
 
 
+def preserved_text(spec: Spec) -> tuple[str, str]:
+    """The ABI's callee-saved registers by the names the ABI gives (`s0-s11, sp`) and, when those are not
+    the canonical names, by their canonical names with runs joined (`x2, x8, x9, x18..x27`)."""
+    abi = spec.isa.abi
+    written = ir.name_ranges(abi.preserve) if abi else ""
+    if all(name == reg_name(spec, f, i) for name, f, i in spec.preserved_registers()):
+        return written, ""
+    order = {rf.name: i for i, rf in enumerate(spec.isa.regfiles)}
+    regs = sorted(set(spec.preserved()), key=lambda r: (order.get(r[0], len(order)), r[1]))
+    runs: list[list] = []  # [file, first index, count]
+    for file, idx in regs:
+        if runs and runs[-1][0] == file and runs[-1][1] + runs[-1][2] == idx:
+            runs[-1][2] += 1
+        else:
+            runs.append([file, idx, 1])
+    return written, ", ".join(reg_range(spec, *run) for run in runs)
+
+
 def reg_range(spec: Spec, file: str, lo: int, count: int) -> str:
     if count <= 0:
         return ""

@@ -139,6 +139,8 @@ def _machine(spec: Spec) -> list[Record]:
         r.add("END", " ".join(a.end) if a.end else "runs past its last instruction")
         if a.stack:
             r.add("STACK", f"{a.stack[0]} = {facts.value_text(spec, a.stack[1])}")
+        written, canon = facts.preserved_text(spec)
+        r.add("PRESERVE", (written + (f" = {canon}" if canon else "")) if a.preserve else "none")
         for g in a.regions:
             lo, hi = facts.const_value(spec, g.lo), facts.const_value(spec, g.hi)
             vals = f" = [{lo}..{hi})" if lo is not None and hi is not None and not (

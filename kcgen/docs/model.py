@@ -305,6 +305,12 @@ class _Builder:
             items.append(("End: the kernel runs past its last instruction.",))
         if a.stack:
             items.append(("Stack: ", Code(f"{a.stack[0]} = {facts.value_text(spec, a.stack[1])}")))
+        if a.preserve:
+            written, canon = facts.preserved_text(spec)
+            items.append(("Preserved (callee-saved): ", Code(written), *((" = ", Code(canon)) if canon else ()),
+                          "; the kernel must end with each of them holding its value at entry"))
+        else:
+            items.append(("Preserved (callee-saved): none; the kernel may end with any register changed",))
         self.add(Bullets(tuple(items)))
         rows = []
         for r in a.regions:

@@ -221,8 +221,13 @@ abi_ends = st.one_of(
     st.tuples(st.sampled_from(["halt", "return"]), names),
     st.tuples(names),
 )
+# preserve lists: any names, and runs of numbered ones that the printer writes as ranges (r3-r5)
+numbered_runs = st.tuples(names, st.integers(0, 12), st.integers(1, 4)).map(
+    lambda t: tuple(f"{t[0]}{i}" for i in range(t[1], t[1] + t[2])))
+preserve_lists = st.lists(st.one_of(names.map(lambda n: (n,)), numbered_runs), max_size=3).map(
+    lambda parts: tuple(n for p in parts for n in p))
 abis = st.builds(ir.Abi, _optional(exprs), _tuple(names), abi_ends, _optional(st.tuples(names, exprs)),
-                 _tuple(abi_regions), docs)
+                 preserve_lists, _tuple(abi_regions), docs)
 hwloops = st.builds(ir.HwLoop, names, names, _optional(exprs), docs)
 
 

@@ -282,18 +282,52 @@ def test_abi_every_item():
   args a0, a1
   end halt EBREAK
   stack sp = 4096
+  preserve s0-s3, sp
   region in0: ram[0..512] in "inputs"
   region tmp: ram[512..N] scratch
   doc "kernel ABI"
 }"""
     assert body(src).abi == Abi(
-        Num(0x100), ("a0", "a1"), ("halt", "EBREAK"), ("sp", Num(4096)),
+        Num(0x100), ("a0", "a1"), ("halt", "EBREAK"), ("sp", Num(4096)), ("s0", "s1", "s2", "s3", "sp"),
         (AbiRegion("in0", "ram", Num(0), Num(512), "in", "inputs"),
          AbiRegion("tmp", "ram", Num(512), Name("N"), "scratch")), "kernel ABI")
 
 
 def test_abi_end_with_one_name_followed_by_keyword():
     assert body("abi { end ret\n stack sp = 1 }").abi == Abi(end=("ret",), stack=("sp", Num(1)))
+
+
+def test_abi_preserve_lines_add_up_and_ranges_may_have_spaces():
+    isa = body("abi {\n preserve s0 - s1, gp\n end return ra\n preserve fs9-fs11, r01-r02 }")
+    assert isa.abi.preserve == ("s0", "s1", "gp", "fs9", "fs10", "fs11", "r01", "r02")
+    assert isa.abi.end == ("return", "ra")
+    assert isa.abi.preserve_ranges == ("s0-s1", "s0-s1", "", "fs9-fs11", "fs9-fs11", "fs9-fs11", "r01-r02", "r01-r02")
+    # the last name of a range is located at its own token, the others at the range
+    assert [(loc.line, loc.column) for loc in isa.abi.preserve_locs[:3]] == [(3, 11), (3, 16), (3, 20)]
+
+
+def test_abi_preserve_after_a_one_word_end():
+    assert body("abi { end ret\n preserve tp }").abi == Abi(end=("ret",), preserve=("tp",))
+
+
+@pytest.mark.parametrize("text, message", [
+    ("s0-x9", "abi preserve: 's0-x9' is not a range: both ends must be the same name followed by a number, as in s0-s11"),
+    ("sp-gp", "abi preserve: 'sp-gp' is not a range"),
+    ("s3-s1", "abi preserve: range 's3-s1' must go up: s3 is not before s1"),
+    ("s3-s3", "abi preserve: range 's3-s3' must go up"),
+])
+def test_abi_preserve_bad_ranges_are_syntax_errors(text, message):
+    with pytest.raises(IsaError) as info:
+        body(f"abi {{ preserve {text} }}")
+    first = info.value.diagnostics[0]
+    assert first.message.startswith(message) and (first.loc.line, first.loc.column) == (2, 16)
+
+
+def test_abi_preserve_needs_a_register():
+    with pytest.raises(IsaError):
+        body("abi { preserve }")
+    with pytest.raises(IsaError):
+        body("abi { preserve s0- }")
 
 
 def test_hwloop():
