@@ -272,17 +272,13 @@ def test_amdnpu_image_overlapping_a_tensor_is_an_error():
     assert not r.correct and r.error and "overlaps tensor" in r.error, r.summary()
 
 
-@pytest.mark.xfail(strict=True, reason="the evaluator rejects a program image only where it overlaps a tensor "
-                   "(evaluation._image_overlap): a .data section aligned to 16 KiB lands at dm 0x4000, outside the "
-                   "dm[0..0x2000) the ABI gives the image, inside the inputs region, and runs; its bytes become "
-                   "writable memory the statement never lists as scratch")
 def test_amdnpu_image_past_the_abi_image_area_is_an_error():
     """Cheat: a table placed at dm 0x4000 (.p2align 14) that misses the C1 tensors."""
     kernel = relu("    movxm p2, #far\n"
                   "    vst wl4, [p2, #0]          // its own .data, 16 KiB up\n",
                   "    .p2align 14\nfar:\n    .short " + ", ".join(["0"] * 16) + "\n")
     r = run(kernel, "amdnpu", "relu")
-    assert not r.correct and r.error, r.summary()
+    assert not r.correct and r.error and "lies in the ABI's region inputs" in r.error, r.summary()
 
 
 # ---- resource bounds: in a child process with a 1.5 GiB address-space limit, so that an assembler without
@@ -324,9 +320,6 @@ def test_huge_space_is_a_located_error(target, task, kernel, line):
     assert_located_error(evaluate_bounded(kernel, target, task), line)
 
 
-@pytest.mark.xfail(strict=False, reason="the assembler pads with one Python tuple per byte (Assembler.pad): "
-                   ".p2align 31 asks for 2 GiB of padding and dies with MemoryError; the bound on image size "
-                   "is being implemented")
 def test_amdnpu_huge_alignment_is_a_located_error():
     """amdnpu has no .space; .p2align 31 after one byte reserves 2 GiB all the same."""
     kernel = ".text\n    done\n.data\n    .byte 1\n    .p2align 31\n    .byte 2\n"
