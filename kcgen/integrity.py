@@ -154,21 +154,24 @@ def check(spec, sim, snap: Snapshot, allowed: list[Span], task, lay, locked: lis
         idx = np.flatnonzero(changed)
         if not idx.size:
             continue
-        item = arr.dtype.itemsize
-        width = rows.shape[1]
-        mask = np.zeros(rows.shape[0] * width, bool)  # bytes that differ and may not
+        item, width = arr.dtype.itemsize, rows.shape[1]
+        free = [(s.lo * item, s.hi * item) for s in allowed if s.memory == name]
+        code = [(s.lo * item, s.hi * item) for s in locked if s.memory == name]
+        bad = []
         for i in idx:
+            lo, hi = int(i) * width, (int(i) + 1) * width
+            if any(a <= lo and hi <= b for a, b in free) and not any(a < hi and lo < b for a, b in code):
+                continue  # a block wholly inside one writable span
             k = np.searchsorted(held, i)
-            old = copy[k] if k < held.size and held[k] == i else 0
-            mask[i * width:(i + 1) * width] = rows[i] != old
-        diff = mask.copy()
-        for s in allowed:
-            if s.memory == name:
-                mask[s.lo * item:s.hi * item] = False
-        for s in locked:
-            if s.memory == name:
-                mask[s.lo * item:s.hi * item] = diff[s.lo * item:s.hi * item]
-        bad = np.flatnonzero(mask)
+            diff = rows[i] != (copy[k] if k < held.size and held[k] == i else 0)
+            keep = diff.copy()
+            for a, b in free:
+                keep[max(a - lo, 0):max(min(b - lo, width), 0)] = False
+            for a, b in code:
+                span = slice(max(a - lo, 0), max(min(b - lo, width), 0))
+                keep[span] = diff[span]
+            bad.append(np.flatnonzero(keep) + lo)
+        bad = np.concatenate(bad) if bad else np.zeros(0, np.int64)
         if bad.size:
             return _diagnosis(spec, name, bad, item, task, lay, locked)
     return None
