@@ -558,7 +558,22 @@ def start_trial(sim, program, task: TaskSpec, lay: Layout, seed: int, profile: s
         lay.poison(sim, t.name)
     for reg, value, _ in lay.args:
         _set_register(sim.spec, sim, reg, value)
+    _scramble_preserved(sim, rng)
     return inputs
+
+
+def _scramble_preserved(sim, rng: np.random.Generator) -> None:
+    """The callee-saved registers the ABI does not give a value (all but the stack pointer) start
+    random, so a kernel that uses them and clears them before returning does not look as if it
+    had preserved them."""
+    abi = sim.spec.isa.abi
+    if abi is None:
+        return
+    stack = sim.spec.regnames[abi.stack[0]] if abi.stack else None
+    for _, file, index in sim.spec.preserved_registers():
+        if (file, index) != stack:
+            arr = sim.arrays[file]
+            arr[index:index + 1] = rng.integers(0, 256, arr.dtype.itemsize, dtype=np.uint8).view(arr.dtype)
 
 
 _TRIAL_POOL = None  # (lanes, ThreadPoolExecutor)

@@ -190,3 +190,10 @@ def test_a_kernel_that_spins_is_stopped_by_the_wall_clock(target):
     """A step budget too large to matter: the evaluation's wall-clock limit ends it."""
     r = run(target, "        .text\nrelu:   j relu\n", max_steps=10**15, seconds=0.5)
     assert not r.correct and "wall-clock limit" in r.trap
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_clearing_a_callee_saved_register_is_not_preserving_it(target):
+    """Callee-saved registers start random: one used as a temporary and zeroed before the return fails."""
+    r = run(target, relu_loop(after="        li s4, 0\n        mv gp, zero"))
+    assert not r.correct and "changed" in r.violation

@@ -26,7 +26,8 @@ Building blocks shared with the reference generator (tasks/kernels/reference/amd
   - output: four 4x4 fp32 blocks W_q (lane 4i+j = C[m+i][n0+4j+q]) narrowed to bf16 as
     [W0 | W2] and [W1 | W3]; interleave 16 then interleave 32 give rows m..m+3 of C.
 * Element-wise transcendental functions (silu, gelu, exp) as piecewise-linear interpolants
-  sum_t c_t * max(x, t): vmax_lt.bf16 against a vector of knots (two knots per x register, one
+  sum_t c_t * max(x, t) (silu and gelu: sum of c_t max(x, t) and c_s min(x, s) with no constant,
+  exact at 0): vmax_lt.bf16 / vmin_ge.bf16 against a vector of knots (two knots per x register, one
   per 256-bit half), then one vmac.f whose A operand [c_t I4 | c_t' I4] scales and adds the two
   hinge vectors into 16 fp32 lanes. AIE2 has no exp unit and this model has no element-wise bf16
   multiply (only the dense 4x8x4 MAC mode is modelled), so the hinge sum is the polynomial-free
@@ -35,6 +36,7 @@ Building blocks shared with the reference generator (tasks/kernels/reference/amd
 from __future__ import annotations
 
 import math
+import re
 from functools import lru_cache
 
 import ml_dtypes
@@ -71,9 +73,9 @@ class Asm:
         self.n += 1
         return f"{stem}{self.n}"
 
-    def table(self, name: str, halfwords: list[int]) -> None:
-        """A 64-byte aligned table of 16-bit values in .data."""
-        self.data.append("    .p2align 6")
+    def table(self, name: str, halfwords: list[int], align: int = 6) -> None:
+        """A table of 16-bit values in .data, 2^align-byte aligned (64 bytes: vector loads)."""
+        self.data.append(f"    .p2align {align}")
         self.data.append(f"{name}:")
         for i in range(0, len(halfwords), 16):
             self.data.append("    .short " + ", ".join(str(h & 0xffff) for h in halfwords[i:i + 16]))
@@ -103,6 +105,211 @@ class Asm:
 
 def addr(layout, name: str) -> int:
     return layout.placements[name].address
+
+
+# ---- the ABI's callee-saved registers ------------------------------------------------------------
+# r16..r23, p6 and p7 must hold their entry values when the kernel ends (targets/amdnpu.isa `abi {
+# preserve ... }`, CSR_AIE2 of llvm-aie). `preserve` is the generators' prologue/epilogue inserter, applied
+# once to a whole kernel's text; it does what a compiler's register allocator and prologue/epilogue
+# inserter do, cheapest first:
+#   1. rename: a callee-saved register the kernel writes whose uses do not require its class (not the
+#      mask operand of vsel / vmax_lt / vmin_ge, which only r16..r23 can be) becomes a register of the
+#      same file the kernel never mentions (r0..r15, r24..r31; p0..p5): no code at all;
+#   2. hold: the rest (the masks, or a file with no register left) are copied at entry into registers
+#      the kernel never mentions and copied back before `done` (r-register holders for r16..r23; r or p
+#      holders for p6, p7; m registers hold only 20 bits), one mov or `or` each, packed two per bundle
+#      (mv and alu slots) or by the reference's scheduler into the first and last bundles;
+#   3. spill: whatever finds no free register is stored at entry into SAVE_AREA (the top 64 bytes of
+#      the ABI's scratch region, which no kernel uses for anything else) and loaded back before `done`;
+#      a kernel that needs the whole scratch region gives the slots a home in its .data instead (a
+#      40-byte table labelled `csr_save`, as a compiler's frame in .bss).
+# The lines it adds carry the comment `// csr`, so that running it again on a text (the reference
+# generators reschedule the baseline's kernels) replaces them.
+SAVE_AREA = 0xFFC0  # dm[0xffc0..0x10000]: the callee-saved spill slots (4 bytes each)
+CSR_R = tuple(f"r{i}" for i in range(16, 24))
+CSR_P = ("p6", "p7")
+_CSR_TAG = "// csr"
+_MASK_OP = {"vsel.16": 3, "vmax_lt.bf16": 1, "vmin_ge.bf16": 1, "vmax_lt.s16": 1, "vmin_ge.s16": 1}
+_STORE_MN = ("st", "st.s8", "st.s16", "vst")
+_NO_DEST = ("j", "jz", "jnz", "done", "nop", "nopx")
+_REGTOK = re.compile(r"\b(r\d+|p\d|m\d|l\d)\b")
+
+
+def _ops(line: str) -> list[tuple[str, list[str]]]:
+    """The operations of one .text line (a bundle: `op ; op`), as (mnemonic, operands)."""
+    code = line.split("//")[0].strip()
+    if not code or code.endswith(":") or code.startswith("."):
+        return []
+    out = []
+    for op in code.split(";"):
+        op = op.strip()
+        if not op:
+            continue
+        mn, _, rest = op.partition(" ")
+        operands, depth, cur = [], 0, ""
+        for ch in rest:
+            depth += ch == "["
+            depth -= ch == "]"
+            if ch == "," and depth == 0:
+                operands.append(cur.strip())
+                cur = ""
+            else:
+                cur += ch
+        if cur.strip():
+            operands.append(cur.strip())
+        out.append((mn, operands))
+    return out
+
+
+def _writes(mn: str, operands: list[str]) -> set[str]:
+    """The scalar registers (r, p, m) an operation writes, implicit ones included (the mask of
+    vmax_lt / vmin_ge, post-modified pointers)."""
+    regs = lambda o: set(_REGTOK.findall(o))
+    w = set()
+    for i, o in enumerate(operands):  # post-modify: "[p], #imm" / "[p], m"
+        if o.startswith("[") and "," not in o and i + 1 < len(operands):
+            w |= regs(o)
+    if mn.startswith(_STORE_MN) or mn in _NO_DEST or not operands:
+        return w
+    if mn.startswith("padd"):
+        return w | regs(operands[0])
+    if operands[0].startswith("["):
+        return w
+    w |= regs(operands[0])
+    if mn.startswith(("vmax_lt", "vmin_ge")) and len(operands) > 1:
+        w |= regs(operands[1])
+    return w
+
+
+def preserve(text: str, pack: bool = True) -> str:
+    """The kernel `text` (.text ... done [.data ...]) with the callee-saved registers it writes renamed,
+    held or spilled as described above. pack=True: the added lines are bundles already (template
+    kernels, which are not scheduled); False: one operation per line for the reference's scheduler."""
+    lines = [l for l in text.splitlines() if not l.rstrip().endswith(_CSR_TAG)]
+    section, code = ".text", []
+    for k, line in enumerate(lines):
+        s = line.strip()
+        if s.split()[:1] and s.split()[0] in (".text", ".data", ".bss", ".section", ".rodata"):
+            section = s.split()[0]
+            continue
+        if section == ".text":
+            code.append(k)
+    mentioned, written, fixed = set(), set(), set()
+    set_first = {}  # register -> whether the first operation that mentions it only writes it
+    for k in code:
+        for mn, operands in _ops(lines[k]):
+            w = _writes(mn, operands)
+            toks = [set(_REGTOK.findall(o)) for o in operands]
+            if mn in _MASK_OP and len(operands) > _MASK_OP[mn]:
+                fixed |= toks[_MASK_OP[mn]]
+            for t in set().union(*toks) if toks else ():
+                if t not in set_first:
+                    dest_only = operands[0].strip() == t and not any(t in ts for ts in toks[1:])
+                    set_first[t] = t in w and dest_only
+            mentioned |= set().union(*toks) if toks else set()
+            written |= w
+    assert not any(t.startswith("l") for t in mentioned), "64-bit l registers alias r16..r23: not handled"
+    free_r = [f"r{i}" for i in list(range(0, 16)) + list(range(24, 32)) if f"r{i}" not in mentioned]
+    free_p = [f"p{i}" for i in range(6) if f"p{i}" not in mentioned]
+    csrs = [r for r in CSR_R + CSR_P if r in written]
+    # 1. rename
+    rename = {}
+    for reg in csrs:
+        pool = free_p if reg.startswith("p") else free_r
+        if reg not in fixed and pool:
+            rename[reg] = pool.pop(0)
+    if rename:
+        pat = re.compile(r"\b(" + "|".join(rename) + r")\b")
+        for k in code:
+            lines[k] = pat.sub(lambda m: rename[m.group(1)], lines[k])
+    # 2. hold, 3. spill
+    hold, spill = {}, []
+    for reg in csrs:
+        if reg in rename:
+            continue
+        pool = free_r if reg.startswith("r") or not free_p else free_p
+        if pool:
+            hold[reg] = pool.pop(0)
+        else:
+            spill.append(reg)
+    if not hold and not spill:
+        return "\n".join(lines) + "\n"
+    save, restore = [], []  # (slot, text, reads, writes); slot "copy": an r-to-r copy, mov (mv) or or (alu)
+    for reg, h in hold.items():
+        rr = reg.startswith("r") and h.startswith("r")
+        save.append(("copy" if rr else "mv", f"mov {h}, {reg}", {reg}, {h}))
+        restore.append(("copy" if rr else "mv", f"mov {reg}, {h}", {h}, {reg}))
+    if spill:
+        # the slots' pointer: a free p register, else a held p6/p7 (saved first, restored last), else an
+        # argument pointer the kernel does not read before it sets it
+        ptr = next(iter(free_p), None) or next((r for r in CSR_P if r in hold), None) or \
+            next((f"p{i}" for i in range(6) if set_first.get(f"p{i}", True)), None)
+        assert ptr is not None, "no pointer register for the callee-saved spill slots"
+        assert len(spill) * 4 <= 0x10000 - SAVE_AREA
+        home = "csr_save" if any(l.strip() == "csr_save:" for l in lines) else SAVE_AREA
+        save.append(("lng", f"movxm {ptr}, #{home}", set(), {ptr}))
+        loads = [("lng", f"movxm {ptr}, #{home}", set(), {ptr})]
+        for i, reg in enumerate(spill):
+            save.append(("st", f"st {reg}, [{ptr}, #{4 * i}]", {reg, ptr}, set()))
+            loads.append(("lda", f"lda {reg}, [{ptr}, #{4 * i}]", {ptr}, {reg}))
+        if ptr in hold:  # restored from its holder after the loads that use it
+            restore = loads + [r for r in restore if ptr not in r[3]] + [r for r in restore if ptr in r[3]]
+        else:
+            restore = loads + restore
+
+    def as_alu(t: str) -> str:  # mov rd, rs as the alu slot's or rd, rs, rs
+        d, src = t[4:].split(", ")
+        return f"or {d}, {src}, {src}"
+
+    def emit(ops) -> list[str]:
+        if not pack:  # the scheduler packs them; r-to-r copies alternate between the mv and alu slots
+            out, n_mv = [], sum(slot == "mv" for slot, *_ in ops)
+            for slot, t, _, _ in ops:
+                if slot == "copy":
+                    alu = n_mv > 0
+                    n_mv += -1 if alu else 1
+                    t = as_alu(t) if alu else t
+                out.append(f"    {t} {_CSR_TAG}")
+            return out
+        bundles = []  # [(slots, reads, writes)]
+        for slot, t, rd, wr in ops:
+            b = 0
+            for j, (slots, r2, w2) in enumerate(bundles):  # after every bundle it depends on
+                if rd & w2 or wr & r2 or wr & w2:
+                    b = j + 1
+            while True:
+                if b == len(bundles):
+                    bundles.append(({}, set(), set()))
+                busy = set(bundles[b][0])
+                for cand in (("mv", "alu") if slot == "copy" else (slot,)):
+                    if cand not in busy and not (cand == "lng" and busy & {"alu", "mv"}) and \
+                            not (cand in ("alu", "mv") and "lng" in busy):
+                        bundles[b][0][cand] = as_alu(t) if cand == "alu" and slot == "copy" else t
+                        bundles[b][1].update(rd)
+                        bundles[b][2].update(wr)
+                        break
+                else:
+                    b += 1
+                    continue
+                break
+        return [f"    {' ; '.join(s.values())} {_CSR_TAG}" for s, _, _ in bundles]
+
+    # the prologue before the first operation (after leading comments, before any label), the epilogue
+    # before every `done`
+    start = next(k for k in code if _ops(lines[k]) or lines[k].strip().endswith(":"))
+    code = set(code)
+    out, prev = [], None  # prev: the last operation before this line (a `done` after `j` is unreachable)
+    for k, line in enumerate(lines):
+        if k == start:
+            out += emit(save)
+        if k in code and line.split("//")[0].strip() == "done" and not (prev and prev[0] == "j"):
+            out += emit(restore)
+        out.append(line)
+        if k in code and _ops(line):
+            prev = _ops(line)[-1]
+        elif line.strip().endswith(":"):
+            prev = None
+    return "\n".join(out) + "\n"
 
 
 def setup_modes(a: Asm) -> None:
@@ -136,8 +343,6 @@ def gen_relu(a: Asm, cfg, layout) -> None:
 # ---- piecewise-linear transcendental functions ------------------------------------------------------
 _erf = np.vectorize(math.erf)
 FUNCS = {
-    "silu": (lambda x: x / (1.0 + np.exp(-x)), -9.0, 9.0, (0.01, 0.0), 1.0),
-    "gelu": (lambda x: 0.5 * x * (1.0 + _erf(x / math.sqrt(2.0))), -4.5, 4.5, (0.01, 0.0), 1.0),
     # exp (softmax, inputs <= 0): relative accuracy, because a row's sum adds up the errors
     "exp": (np.exp, -16.0, 0.0, (5e-5, 0.01), 0.0),
 }
@@ -183,27 +388,110 @@ def pwl(fn: str):
     return tuple(knots), tuple(coeffs), K, err
 
 
+# silu and gelu vanish at 0 and their inputs include exact zeros and values near 0 (the small and sparse
+# profiles), where the result must be right relative to itself: an interpolant with a constant term
+# (the sum of many large hinge terms cancelling to ~0) is off by its absolute error there. So they are
+# written without a constant, every term zero at x = 0:
+#     f(x) ~ c_0 x + sum_{t < 0} a_t max(x, t) + sum_{s > 0} b_s min(x, s)
+# (c_0 x is the hinge max(x, -BIG)). Between -t0 and t0 (t0 = 1/128) this is f'(0) x, the tangent (for
+# silu and gelu f'(0) = 1/2, exact in bf16); outwards the chords of f at greedily placed bf16 knots,
+# each segment within max(E_REL |f(x)|, E_ABS min(1, |x|)) of f; slope 0 left of the last negative
+# knot, 1 right of the last positive one. The coefficients are rounded to bf16 with error feedback
+# outwards from 0 (each segment's slope within one rounding). The kernel evaluates max(x, t) with
+# vmax_lt.bf16, min(x, s) with vmin_ge.bf16 (a pair of hinges per instruction, one per 256-bit half),
+# and the products exactly in the fp32 accumulators of the bf16 MAC: f(+-0) = +-0 exactly.
+ZFUNCS = {  # f, lo, hi, f'(0)
+    "silu": (lambda x: x / (1.0 + np.exp(-x)), -9.0, 9.0, 0.5),
+    "gelu": (lambda x: 0.5 * x * (1.0 + _erf(x / math.sqrt(2.0))), -4.5, 4.5, 0.5),
+}
+Z_T0, Z_REL, Z_ABS = 1.0 / 128, 0.0075, 0.005
+
+
+def _bf16_grid(lo: float, hi: float) -> np.ndarray:
+    v = np.arange(0, 0x7F80, dtype=np.uint16).view(BF16).astype(np.float64)
+    return v[(v >= lo) & (v <= hi)]
+
+
+@lru_cache(maxsize=None)
+def pwl_zero(fn: str):
+    """The hinges [(op, knot, coeff)] (op max or min) of fn's zero-exact interpolant (see above) and its
+    max error against fn(bf16 x) relative to max(|fn|, E_ABS min(1, |x|) / Z_ABS) on a dense grid."""
+    f, lo, hi, d0 = ZFUNCS[fn]
+    with np.errstate(over="ignore"):
+        tol = lambda x: np.maximum(Z_REL * np.abs(f(x)), Z_ABS * np.minimum(1.0, np.abs(x)))
+        hinges, total = [], 0.0
+        for sgn, end in ((1, hi), (-1, -lo)):
+            h = lambda u: sgn * f(sgn * u)  # the side as a function of u = |x|
+            cand = _bf16_grid(Z_T0, end)
+            knots, vals = [Z_T0], [d0 * Z_T0]
+            while knots[-1] < end:
+                a0, g0 = knots[-1], vals[-1]
+                best = None
+                for b in cand[cand > a0]:
+                    us = np.linspace(a0, b, 64)
+                    if np.any(np.abs(g0 + (h(b) - g0) * (us - a0) / (b - a0) - h(us)) > tol(sgn * us)):
+                        break
+                    best = b
+                best = cand[cand > a0][0] if best is None else best
+                knots.append(float(best))
+                vals.append(float(h(best)))
+            slopes = [d0] + [(vals[i + 1] - vals[i]) / (knots[i + 1] - knots[i]) for i in range(len(knots) - 1)]
+            slopes.append(1.0 if sgn > 0 else 0.0)  # the tails
+            cur = d0  # the realized slope of the segment inside the knot
+            for i, u in enumerate(knots):
+                c = bf(cur - slopes[i + 1])
+                hinges.append(("min" if sgn > 0 else "max", sgn * u, c))
+                cur -= c
+                total += c
+    hinges.append(("max", -BIG, bf(d0 - total)))
+    xs = np.concatenate([np.linspace(lo - 6, hi + 6, 40001), np.geomspace(1e-6, 1, 2001), -np.geomspace(1e-6, 1, 2001)])
+    xb = xs.astype(np.float32).astype(BF16).astype(np.float64)
+    approx = sum(c * (np.maximum(xb, t) if op == "max" else np.minimum(xb, t)) for op, t, c in hinges)
+    with np.errstate(over="ignore"):
+        scale = np.maximum(np.abs(f(xb)), Z_ABS * np.minimum(1.0, np.abs(xb)) / Z_REL)
+        err = float(np.max(np.abs(approx - f(xb))[scale > 0] / scale[scale > 0]))
+    return tuple(hinges), err
+
+
 def pwl_pairs(fn: str):
-    """The hinges in pairs (t_a, c_a, t_b, c_b), the constant as a hinge at BIG, padded to even."""
+    """The hinges in pairs (op, t_a, c_a, t_b, c_b) of one op (max, min), each op's run padded to even.
+    exp: the constant as hinges at BIG; silu, gelu: zero-exact (pwl_zero), the max pairs first."""
+    if fn in ZFUNCS:
+        hinges = pwl_zero(fn)[0]
+        runs = [[(t, c) for op, t, c in hinges if op == want] for want in ("max", "min")]
+        runs[0] += [(-BIG, 0.0)] * (len(runs[0]) % 2)
+        runs[1] += [(BIG, 0.0)] * (len(runs[1]) % 2)
+        return [(op, *run[i], *run[i + 1]) for op, run in zip(("max", "min"), runs) for i in range(0, len(run), 2)]
     knots, coeffs, K, _ = pwl(fn)
     k_hi = bf(K / BIG)  # the constant in two bf16 parts (a row sum of exp adds up its error)
     hinges = list(zip(knots, coeffs)) + [(BIG, k_hi), (BIG, bf(K / BIG - k_hi))]
     if len(hinges) % 2:
         hinges.append((BIG, 0.0))
-    return [(hinges[i][0], hinges[i][1], hinges[i + 1][0], hinges[i + 1][1]) for i in range(0, len(hinges), 2)]
+    return [("max", hinges[i][0], hinges[i][1], hinges[i + 1][0], hinges[i + 1][1]) for i in range(0, len(hinges), 2)]
 
 
-def pwl_table(a: Asm, fn: str, name: str) -> int:
-    """Per pair 128 bytes: the knot vector [t_a x16 | t_b x16] and the A operand [c_a I4 | c_b I4]."""
+def pwl_table(a: Asm, fn: str, name: str) -> tuple:
+    """Per pair 128 bytes: the knot vector [t_a x16 | t_b x16] and the A operand [c_a I4 | c_b I4].
+    Returns the pairs' ops (max or min), in order."""
     words = []
-    for ta, ca, tb, cb in pwl_pairs(fn):
+    for op, ta, ca, tb, cb in pwl_pairs(fn):
         words += [bfbits(ta)] * 16 + [bfbits(tb)] * 16
         words += [bfbits(ca) if k == i else bfbits(cb) if k == i + 4 else 0 for i in range(4) for k in range(8)]
     a.table(name, words)
-    return len(pwl_pairs(fn))
+    return tuple(p[0] for p in pwl_pairs(fn))
+
+
+HINGE_OP = {"max": "vmax_lt.bf16", "min": "vmin_ge.bf16"}
 
 
 def pwl_doc(fn: str) -> str:
+    if fn in ZFUNCS:
+        hinges, err = pwl_zero(fn)
+        fmt = lambda op: ", ".join(f"{t:g}" for o, t, c in hinges if o == op and abs(t) < BIG)
+        return (f"{fn}(x) ~ c_0 x + sum_t a_t max(x, t) + sum_s b_s min(x, s) (no constant: exact at 0), "
+                f"{len(hinges)} bf16 hinges, t = {fmt('max')};\ns = {fmt('min')} (tangent on |x| < {Z_T0:g}, "
+                f"chords outside; error at most {err:.4f} x max(|{fn}(x)|, {Z_ABS / Z_REL:.3g} min(1, |x|)) against "
+                f"{fn} of the bf16 input, then one bf16 rounding of the result)")
     knots, coeffs, K, err = pwl(fn)
     return (f"{fn}(x) ~ {K:.6g} + sum_t c_t * max(x, t) over {len(knots)} bf16 knots "
             f"{', '.join(f'{t:g}' for t in knots)}\n"
@@ -211,16 +499,16 @@ def pwl_doc(fn: str) -> str:
             f"then one bf16 rounding of the result)")
 
 
-def pwl_block(a: Asm, table: str, pairs: int, src: str, acc: str) -> None:
+def pwl_block(a: Asm, table: str, ops, src: str, acc: str) -> None:
     """acc (bml/bmh, 16 fp32 lanes) = f(16 elements) where x[src] holds the 16 bf16 inputs in both
-    halves. Uses x1..x3 and p5."""
+    halves; ops: the table's pairs (pwl_table). Uses x1..x3 and p5."""
     a(f"movxm p5, #{table}")
-    for p in range(pairs):
+    for p, op in enumerate(ops):
         a("vlda wl1, [p5], #32")
         a("vlda wh1, [p5], #32")
         a("vlda wl2, [p5], #32")
         a("vlda wh2, [p5], #32")
-        a(f"vmax_lt.bf16 x3, r16, {src}, x1")
+        a(f"{HINGE_OP[op]} x3, r16, {src}, x1")
         if p == 0:
             a(f"vmul.f {acc}, x2, x3, r9")
         else:
@@ -606,7 +894,7 @@ def gen_conv(rename: bool = False):
         a.table("t_sel2", tile_words({8 * i + i + 5: 1.0 for i in range(3)}))
         tiles = SCRATCH + 0x100  # CI x 3 band tiles of 64 bytes
         stage = SCRATCH  # 2 x 32 bytes of results
-        assert tiles + CI * 3 * 64 <= 0x10000
+        assert tiles + CI * 3 * 64 <= SAVE_AREA
         a("vsub.16 x4, x4, x4")
         a(f"movxm p6, #{tiles}")
         for _ in range(CI * 3 * 2):
@@ -709,7 +997,7 @@ def gen_conv(rename: bool = False):
 # row as the B operand, a unit-selection matrix S (S[i][i+1] = 1) as A, then vsrs with shift 0
 # (exact). Lane 8*3+6/7 of each segment (pixels 30, 31) is not an output (OW = W - 2).
 # The band tiles of one output channel (all its input channels) are built with scalar word stores
-# into the free memory after the inputs; the rows (W - 2 bytes, packed) leave through a 32-byte
+# into the scratch region (the program's .data when they do not fit it); the rows (W - 2 bytes, packed) leave through a 32-byte
 # staging buffer in scratch and scalar copies.
 I8_CFG = 0x308  # MAC config: int8 x int8 (bmode 1, amode 0), signed x and y, accumulate
 
@@ -721,13 +1009,14 @@ def conv_i8_dims(depthwise: bool, cfg):
     return cfg["CI"], cfg["CO"], cfg["H"], cfg["W"], cfg["K"]
 
 
-def conv_i8_tiles_addr(layout, size: int) -> int:
-    """Free memory after the inputs (the in region ends at 0x9000), 64-byte aligned."""
-    end = max(pl.address + int(np.prod(pl.shape)) for name, pl in layout.placements.items()
-              if name in ("x", "w"))  # int8 tensors
-    base = (end + 63) // 64 * 64
-    assert base + size <= 0x9000, (hex(base), size)
-    return base
+def conv_i8_tiles(a: Asm, size: int, at: int = SCRATCH + 0x100):
+    """Where the band tiles go (size bytes, 64-byte aligned): the scratch region from `at` when they
+    fit below the spill slots, else a zeroed buffer in the program's .data (conv2d C5: 16 input
+    channels' tiles, 4.5 KiB)."""
+    if at + size <= SAVE_AREA:
+        return at
+    a.table("c_tiles", [0] * (size // 2))
+    return "c_tiles"
 
 
 def conv_i8_setup(a: Asm, shift: int) -> None:
@@ -899,9 +1188,9 @@ def gen_conv_i8(depthwise: bool):
         OH, OW = H - 2, W - 2
         shift = task.requant_shift("amdnpu", "y", cfg)
         tsize = CI * 3 * 96
-        tiles = conv_i8_tiles_addr(layout, tsize)
         xa, wa, ya = addr(layout, "x"), addr(layout, "w"), addr(layout, "y")
         a = Asm()
+        tiles = conv_i8_tiles(a, tsize)
         a.comment(("depthwise_conv" if depthwise else "conv2d") + " (int8, 32-bit accumulation, shift-round-saturate "
                   f"by {shift}): band-matrix MACs over 32-input row segments")
         conv_i8_setup(a, shift)
@@ -1198,7 +1487,8 @@ TEXT_GENERATORS = {
 }
 
 
-def generate(task, cfg, layout, spec):
+def generate_raw(task, cfg, layout, spec):
+    """The kernel's text without the callee-saved registers' prologue and epilogue."""
     if task.name in TEXT_GENERATORS:
         return TEXT_GENERATORS[task.name](task, cfg, layout, spec)
     gen = GENERATORS.get(task.name)
@@ -1207,3 +1497,8 @@ def generate(task, cfg, layout, spec):
     a = Asm()
     gen(a, cfg, layout)
     return a.text()
+
+
+def generate(task, cfg, layout, spec):
+    text = generate_raw(task, cfg, layout, spec)
+    return None if text is None else preserve(text)

@@ -15,9 +15,10 @@ What changes against the baseline:
   four 16-element blocks (rotating over three register pairs), matrix kernels reuse operand tiles
   across a register block of 16 accumulators, the row passes of softmax and the norms are
   unrolled over the row.
-* gemm, batch_matmul and linear rearrange their B / w operand in place (inside the input region)
-  into MAC tiles once, the work a DMA would do on the real tile, so that the main loop needs no
-  shuffles for it; gemv keeps the tiles of x in the scratch region.
+* gemm, batch_matmul and linear copy their B / w operand, a panel at a time, into MAC tiles in the
+  scratch region (the last k steps in the program's .data when it is too small), the work a DMA
+  would do on the real tile, so that the main loop needs no shuffles for it; gemv keeps the tiles of
+  x in the scratch region. Inputs are only read.
 * Numerics are the baseline's (the same piecewise-linear transcendental functions, the same
   fp32 accumulation), so the reference is exactly as accurate.
 * conv2d and depthwise_conv are int8 (exact 32-bit sums, one shift-round-saturate): see
@@ -222,9 +223,16 @@ def _schedule_block(ops: list[_Op]) -> list[list[_Op]]:
     return [list(s.values()) for s in bundles if s]
 
 
-def schedule(text: str) -> str:
+_TOP = [False]  # generate() is making a whole kernel (not a sub-kernel of a Level-2/3 reference)
+
+
+def schedule(text: str, preserve: bool | None = None) -> str:
     """Pack a straight-line-per-block program (one operation per line, as the baseline emits)
-    into bundles; labels, jumps, `done` and directives end blocks and stay in place."""
+    into bundles; labels, jumps, `done` and directives end blocks and stay in place. preserve (default:
+    when generate() makes a whole kernel): first give the kernel the callee-saved registers' prologue
+    and epilogue (B.preserve), whose copies the scheduler packs into the first and last bundles."""
+    if preserve or (preserve is None and _TOP[0]):
+        text = B.preserve(text, pack=False)
     out, block = [], []
 
     def flush():
@@ -259,7 +267,7 @@ def schedule(text: str) -> str:
 # ---- per-task reference generators -------------------------------------------------------------------
 def gen_scheduled(name):
     def gen(task, cfg, layout, spec):
-        text = B.generate(task, cfg, layout, spec)
+        text = B.generate_raw(task, cfg, layout, spec)
         return None if text is None else schedule(text)
     return gen
 
@@ -284,11 +292,11 @@ def ref_relu(task, cfg, layout, spec):
     return schedule(a.text())
 
 
-def hinge_group(a: Asm, pairs: int, accs) -> None:
+def hinge_group(a: Asm, ops, accs) -> None:
     """accs[g] = f(block g) for the 16-element blocks in x0..x3 (both halves): each pair's knot
     vector and coefficient tile loaded once (p5 / p6 walk the table, rotating over x4..x9) and
-    applied to the four blocks (hinges in x10, x11)."""
-    for p in range(pairs):
+    applied to the four blocks (hinges in x10, x11); ops: the table's pairs (B.pwl_table)."""
+    for p, op in enumerate(ops):
         t, c = 4 + 2 * (p % 3), 5 + 2 * (p % 3)
         a(f"vlda wl{t}, [p5], #32 // @tab")
         a(f"vlda wh{t}, [p5], #96 // @tab")
@@ -296,7 +304,7 @@ def hinge_group(a: Asm, pairs: int, accs) -> None:
         a(f"vlda wh{c}, [p6], #96 // @tab")
         for g in range(4):
             h = 10 + g % 2
-            a(f"vmax_lt.bf16 x{h}, r16, x{g}, x{t}")
+            a(f"{B.HINGE_OP[op]} x{h}, r16, x{g}, x{t}")
             if p == 0:
                 a(f"vmul.f {accs[g]}, x{c}, x{h}, r9")
             else:
@@ -335,72 +343,84 @@ def ref_unary_pwl(fn):
     return gen
 
 
-def ref_matmul(a: Asm, pa_addr: int, pb_addr: int, pc_addr: int, M: int, K: int, N: int) -> None:
-    """C = A @ B. First B is rearranged in place into MAC tiles (per 16 k x 16 n block and k parity:
-    tile q at the rows k0+p+4q and k0+p+4q+2 it was built from), then 8 x 32 blocks of C (8 x 16
-    when N is not a multiple of 32) with 16 accumulators, the k loop unrolled, A tiles built once
-    per k step for both 4-row halves and both column blocks, each B tile feeding two MACs; two
-    pointer chains per column block keep both load units busy."""
-    assert M % 8 == 0 and K % 16 == 0 and N % 16 == 0, (M, K, N)
-    # 1. B tiles in place
-    a(f"movxm p1, #{pb_addr}")
-    a(f"movxm m0, #{4 * N}")
-    with a.loop("r0", K // 16):
-        a("mov p2, p1")
-        with a.loop("r1", N // 16):
-            for par in range(2):
-                a("mov p5, p2")
-                a("mov p6, p2")
-                if par:
-                    a(f"movxm m1, #{2 * N}")
-                    a("padda [p5], m1")
-                    a("padda [p6], m1")
-                for i in range(4):
-                    a(f"vlda wl{4 + i}, [p5], m0")
-                    a(f"vlda wh{4 + i}, [p5], m0")
-                a("vshuffle x8, x4, x5, r10")
-                a("vshuffle x9, x4, x5, r11")
-                a("vshuffle x10, x6, x7, r10")
-                a("vshuffle x11, x6, x7, r11")
-                a("vshuffle x4, x8, x10, r10")
-                a("vshuffle x5, x9, x11, r10")
-                a("vshuffle x6, x8, x10, r11")
-                a("vshuffle x7, x9, x11, r11")
-                for i in range(4):
-                    a(f"vst wl{4 + i}, [p6], m0")
-                    a(f"vst wh{4 + i}, [p6], m0")
-            a("padda [p2], #32")
-        a(f"movxm m1, #{32 * N}")
-        a("padda [p1], m1")
-    # 2. 8 x (16 NB) blocks of C: both 4-row halves share each A tile, NB column blocks share them too
-    NB = 2 if N % 32 == 0 else 1
+def ref_matmul(a: Asm, pa_addr: int, pb_addr: int, pc_addr: int, M: int, K: int, N: int, buf, NB: int) -> None:
+    """C = A @ B, in panels of 16 NB columns of B (NB = 1 or 2): first the panel is copied into MAC
+    tiles at `buf` (an address or a .data label; K * 32 NB bytes, row stride 32 NB bytes: per 16 k x 16 n
+    block and k parity, tile q at the rows k0+p+4q and k0+p+4q+2 it was built from), the work a DMA
+    would do on the real tile, then 8 x 16 NB blocks of C down the panel with 16 accumulators, the k
+    loop unrolled, A tiles built once per k step for both 4-row halves and both column blocks, each B
+    tile feeding two MACs; two pointer chains per column block keep both load units busy. B is only
+    read (the inputs must be left as they are)."""
+    assert M % 8 == 0 and K % 16 == 0 and N % (16 * NB) == 0, (M, K, N, NB)
+    Np = 16 * NB  # the panel's width (elements)
     accs = {(nb, g): (f"bml{4 * nb + 2 * g}", f"bmh{4 * nb + 2 * g}", f"bml{4 * nb + 2 * g + 1}",
                       f"bmh{4 * nb + 2 * g + 1}") for nb in range(NB) for g in range(2)}
     bregs = (6, 7, 8, 9, 10, 11)
     bptr = [("p5", "p6"), ("p1", "p7")]  # (even rows, odd rows) per column block
-    a(f"movxm r20, #{pa_addr}")
-    a(f"movxm r21, #{pc_addr}")
-    a(f"movxm m0, #{4 * N}")
-    with a.loop("r0", M // 8):
-        a(f"movxm r22, #{pb_addr}")
-        a("mov r23, r21")
-        with a.loop("r1", N // (16 * NB)):
+    a(f"movxm r22, #{pb_addr}")  # the panel's first column in B
+    a(f"movxm r23, #{pc_addr}")  # and in C
+    regions = [(buf, K // 16)] if not isinstance(buf, list) else buf  # [(address or label, k steps)]
+    assert sum(n for _, n in regions) == K // 16
+    start = {}  # k step -> the region that starts there
+    step0 = 0
+    for where, n in regions:
+        start[step0] = where
+        step0 += n
+    with a.loop("r1", N // Np):
+        # 1. the panel's tiles
+        a("mov p1, r22")
+        a(f"movxm m0, #{4 * N}")
+        a(f"movxm m2, #{4 * Np}")
+        for where, n in regions:
+            a(f"movxm p2, #{where}")
+            with a.loop("r0", n):
+                for nb in range(NB):
+                    for par in range(2):
+                        a("mov p5, p1")
+                        a("mov p6, p2")
+                        if 2 * N * par + 32 * nb:
+                            a(f"padda [p5], #{2 * N * par + 32 * nb}")
+                        if 2 * Np * par + 32 * nb:
+                            a(f"padda [p6], #{2 * Np * par + 32 * nb}")
+                        for i in range(4):
+                            a(f"vlda wl{4 + i}, [p5], m0")
+                            a(f"vlda wh{4 + i}, [p5], m0")
+                        a("vshuffle x8, x4, x5, r10")
+                        a("vshuffle x9, x4, x5, r11")
+                        a("vshuffle x10, x6, x7, r10")
+                        a("vshuffle x11, x6, x7, r11")
+                        a("vshuffle x4, x8, x10, r10")
+                        a("vshuffle x5, x9, x11, r10")
+                        a("vshuffle x6, x8, x10, r11")
+                        a("vshuffle x7, x9, x11, r11")
+                        for i in range(4):
+                            a(f"vst wl{4 + i}, [p6], m2")
+                            a(f"vst wh{4 + i}, [p6], m2")
+                a(f"movxm m1, #{32 * N}")
+                a("padda [p1], m1")
+                a(f"movxm m1, #{32 * Np}")
+                a("padda [p2], m1")
+        # 2. 8 x Np blocks of C down the panel: both 4-row halves share each A tile, the NB column
+        # blocks share them too
+        a(f"movxm r20, #{pa_addr}")
+        a("mov r21, r23")
+        a(f"movxm m0, #{4 * Np}")
+        with a.loop("r0", M // 8):
             for c in range(4 * NB):
                 a(f"vclr cm{c}")
             a("mov p3, r20")            # A rows 0..3
             a("mov p4, r20")
             a(f"movxm m3, #{8 * K}")
             a("padda [p4], m3")         # A rows 4..7
-            for nb in range(NB):
-                ev, od = bptr[nb]
-                a(f"mov {ev}, r22")
-                a(f"mov {od}, r22")
-                a(f"movxm m1, #{2 * N + 32 * nb}")
-                a(f"padda [{od}], m1")
-                if nb:
-                    a(f"padda [{ev}], #{32 * nb}")
             breg = 0
             for step in range(K // 16):
+                for nb in range(NB * (step in start)):  # B pointers at the start of each region
+                    ev, od = bptr[nb]
+                    a(f"movxm {ev}, #{start[step]}")
+                    a(f"movxm {od}, #{start[step]}")
+                    a(f"padda [{od}], #{2 * Np + 32 * nb}")
+                    if nb:
+                        a(f"padda [{ev}], #{32 * nb}")
                 for g, pa in enumerate(("p3", "p4")):
                     for r in range(4):
                         a(f"vlda {'wl' if r % 2 == 0 else 'wh'}{4 + r // 2}, [{pa}, #{r * 2 * K}]")
@@ -419,42 +439,78 @@ def ref_matmul(a: Asm, pa_addr: int, pb_addr: int, pc_addr: int, M: int, K: int,
                     breg += 8
             for nb in range(NB):
                 for g in range(2):
-                    a("mov r24, r23")
+                    a("mov r29, r21")
                     off = g * 8 * N + 32 * nb
                     if off:
-                        a(f"movxm r25, #{off}")
-                        a("add r24, r24, r25")
-                    a("mov p2, r24")
+                        a(f"movxm r28, #{off}")
+                        a("add r29, r29, r28")
+                    a("mov p2, r29")
                     B.out_block(a, accs[(nb, g)], "p2", 2 * N)
-            a(f"movxm r25, #{32 * NB}")
-            a("add r22, r22, r25")
-            a("add r23, r23, r25")
-            # restore the shuffle modes clobbered above
-            a("movxm r24, #4")
-            a("movxm r25, #5")
-        a(f"movxm r25, #{16 * K}")
-        a("add r20, r20, r25")
-        a(f"movxm r25, #{16 * N}")
-        a("add r21, r21, r25")
+            a(f"movxm r28, #{16 * K}")
+            a("add r20, r20, r28")
+            a(f"movxm r28, #{16 * N}")
+            a("add r21, r21, r28")
+        a(f"movxm r28, #{2 * Np}")
+        a("add r22, r22, r28")
+        a("add r23, r23, r28")
+
+
+TMP_FREE = B.SAVE_AREA - B.SCRATCH  # the scratch region's bytes a kernel may use (the rest: spill slots)
+IMAGE_END = 0x2000  # the ABI's program image area: .text and .data
+
+
+def image_bytes(text: str, spec) -> int:
+    from kcgen.evaluation import _assembler
+    program = _assembler(spec).assemble(text)
+    return max(s.end for s in program.sections.values())
+
+
+def panel_gen(build, K: int, N: int, layout, spec) -> str:
+    """A matrix kernel build(a, buf, NB) -> None around ref_matmul's panels of B (K x 16 NB: K * 32 NB
+    bytes, 512 NB per 16 k): in the caller's buffer (a Level-2/3 kernel passes one as the placement
+    `buf`), else in the scratch region, the k steps that do not fit it in the program's .data (while
+    the image stays within its area); NB = 2 (two column blocks share each A tile) where possible."""
+    NB = 2 if N % 32 == 0 else 1
+    if "buf" in layout.placements:
+        a = Asm()
+        build(a, addr(layout, "buf"), NB)
+        return schedule(a.text())
+    for nb in range(NB, 0, -1):
+        steps, fit = K // 16, TMP_FREE // (512 * nb)
+        a = Asm()
+        if steps <= fit:
+            build(a, B.SCRATCH, nb)
+            return schedule(a.text())
+        if spec is None:
+            continue
+        a.table("b_panel", [0] * ((steps - fit) * 256 * nb))
+        build(a, [(B.SCRATCH, fit), ("b_panel", steps - fit)] if fit else "b_panel", nb)
+        text = schedule(a.text())
+        if image_bytes(text, spec) <= IMAGE_END:
+            return text
+    raise ValueError(f"no room for a {K} x 16 panel of tiles")
 
 
 def ref_gemm(task, cfg, layout, spec):
-    a = Asm()
-    a.comment("gemm reference: B rearranged into MAC tiles in place, then 8 x 16 register blocks")
-    B.setup_modes(a)
-    ref_matmul(a, addr(layout, "a"), addr(layout, "b"), addr(layout, "c"), cfg["M"], cfg["K"], cfg["N"])
-    return schedule(a.text())
+    M, K, N = cfg["M"], cfg["K"], cfg["N"]
+
+    def build(a, buf, NB):
+        a.comment("gemm reference: panels of B copied into MAC tiles, then 8 x 16 NB register blocks")
+        B.setup_modes(a)
+        ref_matmul(a, addr(layout, "a"), addr(layout, "b"), addr(layout, "c"), M, K, N, buf, NB)
+    return panel_gen(build, K, N, layout, spec)
 
 
 def ref_batch_matmul(task, cfg, layout, spec):
     Bn, M, K, N = cfg["B"], cfg["M"], cfg["K"], cfg["N"]
-    a = Asm()
-    a.comment("batch_matmul reference: the gemm reference per batch")
-    B.setup_modes(a)
-    for b in range(Bn):
-        ref_matmul(a, addr(layout, "a") + b * M * K * 2, addr(layout, "b") + b * K * N * 2,
-                   addr(layout, "c") + b * M * N * 2, M, K, N)
-    return schedule(a.text())
+
+    def build(a, buf, NB):
+        a.comment("batch_matmul reference: the gemm reference per batch")
+        B.setup_modes(a)
+        for b in range(Bn):
+            ref_matmul(a, addr(layout, "a") + b * M * K * 2, addr(layout, "b") + b * K * N * 2,
+                       addr(layout, "c") + b * M * N * 2, M, K, N, buf, NB)
+    return panel_gen(build, K, N, layout, spec)
 
 
 def ref_softmax(task, cfg, layout, spec):
@@ -550,41 +606,33 @@ def ref_softmax(task, cfg, layout, spec):
 
 def ref_depthwise_i8(task, cfg, layout, spec):
     """depthwise_conv, int8: the baseline's band-matrix MACs (no channel reduction to fill the MAC
-    with) in blocks of two output rows, software-pipelined: all band tiles are built first, then
-    each block's bundles also carry the copy of the previous block's two rows (60 contiguous bytes
-    of y, a 4-aligned word stream: the even row's words, a word joining the rows, the odd row's
-    halfword pairs) from the staging buffer, so the copies run beside the MACs."""
+    with) in blocks of two output rows, software-pipelined: per channel its band tiles are built (in
+    scratch) and kept in registers, then each block's bundles also carry the copy of the previous
+    block's two rows (60 contiguous bytes of y, a 4-aligned word stream: the even row's words, a word
+    joining the rows, the odd row's halfword pairs) from the staging buffer, so the copies run beside
+    the MACs. The pipeline's first copy (of nothing yet) goes to a dummy buffer in scratch."""
     C, H, W, K = cfg["C"], cfg["H"], cfg["W"], cfg["K"]
     OH, OW = H - 2, W - 2
     if not (K == 3 and W == 32 and OH % 2 == 0):
         return gen_scheduled(task.name)(task, cfg, layout, spec)  # (the scheduled baseline)
     shift = task.requant_shift("amdnpu", "y", cfg)
     xa, wa, ya = addr(layout, "x"), addr(layout, "w"), addr(layout, "y")
-    tsize = C * 3 * 96
-    tiles = B.conv_i8_tiles_addr(layout, tsize)
-    assert tiles + tsize <= ya - 2 * OW  # the pipeline's first (empty) copy lands just below y
-    stage = B.SCRATCH
+    stage = B.SCRATCH        # 64 bytes: a block's two rows
+    tiles = B.SCRATCH + 0x100  # one channel's band tiles (288 bytes)
+    dummy = B.SCRATCH + 0x200 + 64  # where the pipeline's first copy goes (60 bytes, after the tiles)
     a = Asm()
     a.comment(f"depthwise_conv reference (int8, SRS by {shift}): band-matrix MACs, two-row blocks, "
               "the previous block's copy-out in the same bundles")
     B.conv_i8_setup(a, shift)
-    B.conv_i8_clear_tiles(a, tiles, tsize)
+    B.conv_i8_clear_tiles(a, tiles, 3 * 96)
     for r in (3, 4, 5):
         a(f"vsub.8 x{r}, x{r}, x{r}")  # wh3..wh5 stay zero: rows 4..7 of the B1 tiles
     tile_regs = [("r3", "r4", "r5", "r6", "r7", "r8", "r28", "r29"),
                  ("r17", "r19", "r21", "r22", "r23", "r24", "r25", "r26")]
     a(f"movxm p3, #{wa}")
-    a(f"movxm p4, #{tiles}")
-    with a.loop("r1", C):
-        a("mov p5, p4")
-        a("padda [p5], #96")
-        a("mov p6, p4")
-        a("padda [p6], #192")
-        for kh in range(3):
-            B.conv_i8_tile(a, "p3", ("p4", "p5", "p6")[kh], 0, tile_regs[kh % 2])
-        a(f"padda [p4], #{3 * 96}")
     a(f"movxm m6, #{W}")
-    a(f"movxm p1, #{ya - 2 * OW}")
+    a(f"movxm p1, #{dummy}")
+    a(f"movxm p6, #{ya}")  # the next block's place in y
     a(f"movxm p2, #{xa}")
     a(f"movxm p4, #{tiles + 128}")
     a(f"movxm p7, #{stage}")
@@ -597,7 +645,13 @@ def ref_depthwise_i8(task, cfg, layout, spec):
         B.conv_i8_pair_copy(a, "p7", "p1", stage, pool, part=part)
 
     with a.loop("r0", C):
-        for kh in range(3):  # this channel's band tiles, in registers for all its blocks
+        a("mov p5, p4")  # this channel's band tiles (the zero words stay zero)
+        a("padda [p5], #-32")
+        a("mov p0, p4")
+        a("padda [p0], #64")
+        for kh in range(3):
+            B.conv_i8_tile(a, "p3", ("p4", "p5", "p0")[kh], -128 if kh == 0 else 0, tile_regs[kh % 2])
+        for kh in range(3):  # in registers for all the channel's blocks
             a(f"vlda wl{kh}, [p4, #{96 * kh - 128}] // @tiles")
             a(f"vlda wh{kh}, [p4, #{96 * kh - 96}] // @tiles")
             a(f"vlda wl{3 + kh}, [p4, #{96 * kh - 64}] // @tiles")
@@ -627,15 +681,17 @@ def ref_depthwise_i8(task, cfg, layout, spec):
             for r in range(2):
                 a(f"vst.srs.s8.s32 cm{r}, s1, [p7, #{32 * r}] // @stage:{32 * r}:{32 * r + 32}")
             copy_prev("rest")  # (after the MACs and SRS: the list scheduler serves them first)
+            a("mov p1, p6")
+            a(f"padda [p6], #{2 * OW}")
         a(f"padda [p2], #{2 * W}")
-        a(f"padda [p4], #{3 * 96}")
     copy_prev()
     return schedule(a.text())
 
 
 # conv2d in int8 on channel-interleaved tiles (8-channel groups innermost, as the activations of
-# the published AIE-ML int8 conv kernels): the input is rearranged once, per 8-channel group g and
-# row h, into twelve 32-byte chunks: chunk q (q = 0..7) holds pixels q, q+8, q+16, q+24 times the
+# the published AIE-ML int8 conv kernels): the input is rearranged, per 8-channel group g and row h,
+# into twelve 32-byte chunks (four rows at a time in a rotating buffer in scratch, two new rows per
+# output row pair): chunk q (q = 0..7) holds pixels q, q+8, q+16, q+24 times the
 # group's 8 channels (lane 8m + c); chunks 8 and 9 hold pixels 8, 16, 24 and 9, 17, 25 (chunks 0
 # and 1 one pixel row of the tile further), chunks 10 and 11 pixels -, 6, 14, 22 and -, 7, 15, 23
 # (chunks 6 and 7 one row back), each made by a unit-selection MAC. Then output pixels q + 8m
@@ -674,11 +730,17 @@ def ref_conv2d_i8(task, cfg, layout, spec):
     xa, wa, ya = addr(layout, "x"), addr(layout, "w"), addr(layout, "y")
     blk = 384  # twelve chunks per (group, row)
     wsize = CO8 * G * 9 * 64
-    buf = B.conv_i8_tiles_addr(layout, G * H * blk)
     stage = B.SCRATCH  # two buffers of eight row pairs of 64 bytes (this row pair's, the previous one's)
-    wbuf = stage + 1024  # the weight tiles in scratch
-    assert wbuf + wsize <= 0x10000
+    buf = stage + 1024  # the chunks of four input rows per group (slot s, group g at buf + (4 g + s) blk)
     a = Asm()
+    if buf + 4 * G * blk + wsize <= B.SAVE_AREA:
+        wbuf = buf + 4 * G * blk  # the weight tiles in scratch
+    else:  # (CI = 16: in the program's .data, and the spill slots too: the chunks fill the scratch region)
+        a.table("c_wtiles", [0] * (wsize // 2))
+        wbuf = "c_wtiles"
+        if buf + 4 * G * blk > B.SAVE_AREA:
+            a.table("csr_save", [0] * 32)
+        assert buf + 4 * G * blk <= 0x10000
     a.comment(f"conv2d reference (int8, SRS by {shift}): channel-interleaved chunks, one 4x8x8 MAC per "
               "4 pixels x 8 output channels x 8 input channels per tap")
     B.conv_i8_setup(a, shift)
@@ -742,21 +804,26 @@ def ref_conv2d_i8(task, cfg, layout, spec):
         a("add r21, r21, r16")
     for m, r in modes.items():
         a(f"movxm {r}, #{m}")
-    # 2. input chunks
-    a("movxm p6, #s_unit")
-    a("vlda wl8, [p6, #0]")
-    a("movxm p6, #s_unit2")
-    a("vlda wl9, [p6, #0]")
-    a("movxm p6, #s_down")
-    a("vlda wl10, [p6, #0]")
-    a("movxm p6, #s_down2")
-    a("vlda wl11, [p6, #0]")
+    # 2. input chunks, four rows at a time in four slots per group, used in rotation: rows 0, 1 now; at
+    # row pair oh (parity t = oh / 2 mod 2) rows oh + 2, oh + 3 into slots 2 - 2t, 3 - 2t, so that row
+    # oh + r is in slot r + 2t (r = 0, 1) or r - 2t (r = 2, 3). unroll: the two rows straight-line
+    # (where the program image has room), else a loop.
     a(f"movxm m1, #{H * W}")
-    for g in range(G):
-        a(f"movxm r20, #{xa + 8 * g * H * W}")
-        a(f"movxm p6, #{buf + g * H * blk}")
-        with a.loop("r0", H):
-            a("mov p5, r20")
+
+    def chunk_rows(xrow: str, dest, unroll: bool) -> None:
+        """The chunks of input rows h, h + 1 (xrow: a register holding the address of channel 0, row
+        h; not changed) into the slot at dest (an address, or (c, reg): the address c - reg) and the
+        next one, in every group. Uses r16, p5, p6, x0..x11, cm5..cm8 (and r2 when not unrolled)."""
+        a("movxm p6, #s_unit")
+        a("vlda wl8, [p6, #0]")
+        a("movxm p6, #s_unit2")
+        a("vlda wl9, [p6, #0]")
+        a("movxm p6, #s_down")
+        a("vlda wl10, [p6, #0]")
+        a("movxm p6, #s_down2")
+        a("vlda wl11, [p6, #0]")
+
+        def one_row():
             loaded = set()
             for c in range(min(8, CI - 8 * g)):
                 r = 2 * ((c >> 1) & 1) + ((c >> 2) & 1)
@@ -777,24 +844,49 @@ def ref_conv2d_i8(task, cfg, layout, spec):
             a("vst.srs.s8.s32 cm7, s0, [p6], #32 // @chunks")
             a("vst.srs.s8.s32 cm6, s0, [p6], #32 // @chunks")
             a("vst.srs.s8.s32 cm5, s0, [p6], #32 // @chunks")
-            a(f"movxm r16, #{W}")
-            a("add r20, r20, r16")
-    # 3. per 8 output channels and output row: 8 accumulators (pixel groups q), G x 9 x 8 MACs.
+
+        def set_ptrs(row: int, g: int):
+            a(f"movxm r16, #{8 * g * H * W + row * W}")
+            a(f"add r16, {xrow}, r16")
+            a("mov p5, r16")
+            off = (4 * g + row) * blk
+            if isinstance(dest, tuple):
+                a(f"movxm r16, #{dest[0] + off}")
+                a(f"sub r16, r16, {dest[1]}")
+                a("mov p6, r16")
+            else:
+                a(f"movxm p6, #{dest + off}")
+
+        for g in range(G):
+            if unroll:
+                for row in range(2):
+                    set_ptrs(row, g)
+                    one_row()
+                continue
+            set_ptrs(0, g)
+            with a.loop("r2", 2):
+                a("mov r16, p5")
+                one_row()
+                a("mov p5, r16")
+                a(f"padda [p5], #{W}")
+
+    unroll = CI <= 8  # (CI = 16: the image is full)
+    a(f"movxm r31, #{xa}")
+    chunk_rows("r31", buf, unroll)
+    # 3. per output row pair and 8 output channels: 8 accumulators (pixel groups q), G x 9 x 8 MACs.
     # The rows of output channel co at oh, oh + 1 are 60 contiguous bytes of y (a 4-aligned word
     # stream); they are staged at p7 + 64 co (the odd row two lanes up) and copied out during the
-    # next row pair's MAC loops (software pipelining; k = CO_in / (2 G) pairs per g iteration of
-    # each row; p7 and p0 swap the two staging buffers), the last ones after the loops. The pipeline's first copies write unused memory just below y and the
-    # places of rows written correctly later.
-    assert buf + G * H * blk <= ya - 2 * OW
+    # next (row pair, channel block)'s MAC loops (software pipelining; k = CO_in / (2 G) pairs per g
+    # iteration of each row; p7 and p0 swap the two staging buffers), the last ones after the loops.
+    # The pipeline's first copies (of nothing yet) write the places of the last row pair of channels
+    # 0..7, which are written correctly at the end.
     k = CO_in // (2 * G)
     assert k * 2 * G == CO_in
     cregs = ("r3", "r4", "r5", "r6", "r7", "r8", "r10", "r11", "r12", "r14", "r15", "r16", "r17",
              "r19", "r28", "r29")
-    a(f"movxm m2, #{H * blk}")
     a(f"movxm m3, #{OH * OW - 2 * OW}")
-    a(f"movxm r22, #{wbuf}")
     a(f"movxm r21, #{ya}")
-    a(f"movxm r23, #{ya - 2 * OW}")
+    a(f"movxm r23, #{ya + (OH - 2) * OW}")
     a(f"movxm p7, #{stage}")
     a(f"movxm p0, #{stage + 512}")
 
@@ -804,19 +896,43 @@ def ref_conv2d_i8(task, cfg, layout, spec):
             a("padda [p1], m3")
             a("padda [p2], #64")
 
-    with a.loop("r0", CO8):
-        a(f"movxm r20, #{buf + 128}")
-        with a.loop("r1", OH // 2):
+    base = buf + 128  # (the chunk loads' offsets are -128..224)
+    with a.loop("r1", OH // 2):
+        # r20 = A = base + 2 t blk (rows oh, oh + 1 at A, A + blk; rows oh + 2, oh + 3 at C - A + 2 blk,
+        # C - A + 3 blk with C = 2 base), t = (OH / 2 - r1) mod 2 (r1 counts the pairs down)
+        a(f"movxm r30, #{OH // 2}")
+        a("sub r31, r30, r1")
+        a("movx r30, #1")
+        a("and r31, r31, r30")
+        a(f"movxm r30, #{2 * blk}")
+        a("mul r31, r31, r30")
+        a(f"movxm r30, #{base}")
+        a("add r20, r31, r30")
+        # rows oh + 2, oh + 3: x + (oh + 2) W, oh = OH - 2 r1
+        a(f"movxm r30, #{2 * W}")
+        a("mul r31, r1, r30")
+        a(f"movxm r30, #{xa + 2 * W + OH * W}")
+        a("sub r31, r30, r31")
+        chunk_rows("r31", (2 * base + 2 * blk - 128, "r20"), unroll)
+        a(f"movxm m2, #{4 * blk}")
+        a(f"movxm r22, #{wbuf}")
+        with a.loop("r0", CO8):
             for par in range(2):
                 for q in range(8):
                     a(f"vclr cm{q}")
                 a("mov p3, r22")
-                a("mov p4, r20")
-                a(f"movxm r30, #{blk}")
-                a("add r31, r20, r30")
-                a("mov p5, r31")
-                a("add r31, r31, r30")
-                a("mov p6, r31")
+                rows = []  # (p4, p5, p6): rows par, par + 1, par + 2
+                for r in range(par, par + 3):
+                    rows.append(("A", r * blk) if r < 2 else ("C", 2 * base + r * blk))
+                for pk, (kind, c) in zip(("p4", "p5", "p6"), rows):
+                    if kind == "A":
+                        a(f"mov {pk}, r20")
+                        if c:
+                            a(f"padda [{pk}], #{c}")
+                    else:
+                        a(f"movxm r30, #{c}")
+                        a("sub r31, r30, r20")
+                        a(f"mov {pk}, r31")
                 if par == 0:
                     a("mov p1, r23")
                     a("mov p2, p0")
@@ -854,16 +970,14 @@ def ref_conv2d_i8(task, cfg, layout, spec):
                     r = res[2 * ((co >> 2) & 1) + ((co >> 1) & 1)]
                     o = 64 * co + 32 * par
                     a(f"vst {'wh' if co & 1 else 'wl'}{r}, [p7, #{o}] // @stage:{o}:{o + 32}")
-                a(f"movxm r30, #{blk}")
-                a("add r20, r20, r30")
-            a(f"movxm r30, #{2 * OW}")
-            a("add r21, r21, r30")
             a("mov r30, p7")
             a("mov p7, p0")
             a("mov p0, r30")
-        a(f"movxm r30, #{G * 576}")
-        a("add r22, r22, r30")
-        a(f"movxm r30, #{(8 * OH - OH) * OW}")
+            a(f"movxm r30, #{8 * OH * OW}")  # the next channel block, same rows
+            a("add r21, r21, r30")
+            a(f"movxm r30, #{G * 576}")
+            a("add r22, r22, r30")
+        a(f"movxm r30, #{2 * OW - CO8 * 8 * OH * OW}")  # the next row pair, channel block 0
         a("add r21, r21, r30")
     a("mov p1, r23")
     a("mov p2, p0")
@@ -872,55 +986,47 @@ def ref_conv2d_i8(task, cfg, layout, spec):
 
 
 def ref_linear(task, cfg, layout, spec):
-    """y = x @ w.T + bias. w is rearranged in place into transposed MAC tiles (per 16 rows n0.. and
-    16 columns k0..: the even-k and odd-k tiles of rows n0+q+4j go back into rows n0+q, +4, +8, +12),
-    the bias tiles of every 16 columns are built once into scratch, then 8 x 16 blocks of y as in
-    the gemm reference, the accumulators starting from the bias."""
+    """y = x @ w.T + bias, per block of 16 rows of w (16 outputs n0..): its bias tiles into scratch, the
+    block copied into transposed MAC tiles (per 16 columns k0..: the even-k and odd-k tiles of rows
+    n0+q+4j go to rows q, +4, +8, +12 of the copy), the work a DMA would do on the real tile; then
+    8 x 16 blocks of y down the block as in the gemm reference, the accumulators starting from the
+    bias. The copy lives in scratch, its last k steps in the program's .data when the scratch region
+    is too small (K = 128); w is only read."""
     M, K, N = cfg["M"], cfg["K"], cfg["N"]
-    if not (M % 8 == 0 and K % 16 == 0 and N % 16 == 0 and N * 16 <= 0xE00):
+    if not (M % 8 == 0 and K % 16 == 0 and N % 16 == 0):
         return gen_scheduled("linear")(task, cfg, layout, spec)  # (M = 4: the scheduled baseline)
+    steps = K // 16
+    btiles = B.SCRATCH  # the block's four bias tiles (256 bytes), then its w tiles
+    fit = (TMP_FREE - 256) // 512
     a = Asm()
-    a.comment("linear reference: in-place transposed tiles of w, bias tiles in scratch, 8 x 16 blocks")
+    a.comment("linear reference: per 16 rows of w its transposed tiles and bias tiles, then 8 x 16 blocks")
     a.table("ones_col0", [0x3F80 if lane % 8 == 0 else 0 for lane in range(32)])
+    if "buf" in layout.placements:  # (a Level-2/3 kernel's buffer for the tiles)
+        regions = [(addr(layout, "buf"), steps)]
+    elif steps <= fit:
+        regions = [(B.SCRATCH + 256, steps)]
+    else:
+        regions = [(B.SCRATCH + 256, fit), ("w_panel", steps - fit)]
+        a.table("w_panel", [0] * ((steps - fit) * 256))
     B.setup_modes(a)
     xa, wa, ba, ya = addr(layout, "x"), addr(layout, "w"), addr(layout, "bias"), addr(layout, "y")
-    btiles = B.SCRATCH + 0x100
-    # 1. w tiles in place
-    a(f"movxm r20, #{wa}")
-    a(f"movxm m0, #{8 * K}")
-    with a.loop("r0", N // 16):
-        a("mov p1, r20")
-        with a.loop("r1", K // 16):
-            for q in range(4):
-                a("mov p5, p1")
-                if q:
-                    a(f"movxm m1, #{q * 2 * K}")
-                    a("padda [p5], m1")
-                a("mov p6, p5")
-                for i in range(2):
-                    a(f"vlda wl{2 * i + 4 * (q % 2)}, [p5], m0")
-                    a(f"vlda wh{2 * i + 4 * (q % 2)}, [p5], m0")
-                o = 4 * (q % 2)
-                a(f"vshuffle x{8}, x{o}, x{o + 2}, r12")
-                a(f"vshuffle x{9}, x{o}, x{o + 2}, r13")
-                a(f"vshuffle x{10}, x8, x9, r14")
-                a(f"vshuffle x{11}, x8, x9, r15")
-                a(f"vshuffle x{o + 1}, x10, x11, r24")
-                a(f"vshuffle x{o + 3}, x10, x11, r25")
-                a(f"vst wl{o + 1}, [p6], m0")
-                a(f"vst wh{o + 1}, [p6], m0")
-                a(f"vst wl{o + 3}, [p6], m0")
-                a(f"vst wh{o + 3}, [p6], m0")
-            a("padda [p1], #32")
-        a(f"movxm r21, #{32 * K}")
-        a("add r20, r20, r21")
-    # 2. bias tiles: row 0 of tile q = bias[n0 + 4j + q]
-    a(f"movxm p3, #{ba}")
-    a(f"movxm p4, #{btiles}")
-    a("vsub.16 x5, x5, x5")
-    with a.loop("r0", N // 16):
+    where = {}  # k step -> (region base, row stride in bytes, the region's first step)
+    s0 = 0
+    for base, n in regions:
+        for st in range(s0, s0 + n):
+            where[st] = (base, 32 * n, s0)
+        s0 += n
+    a(f"movxm r22, #{wa}")   # the block's rows of w
+    a(f"movxm r26, #{ba}")   # its bias values
+    a(f"movxm r21, #{ya}")   # its columns of y
+    with a.loop("r1", N // 16):
+        # 1. bias tiles: row 0 of tile q = bias[n0 + 4j + q]
+        a("mov p3, r26")
+        a(f"movxm p4, #{btiles}")
+        a("vsub.16 x5, x5, x5")
         a("vsub.16 x4, x4, x4")
         a("vlda wl4, [p3], #32")
+        a("mov r26, p3")
         a("vshuffle x8, x4, x5, r10")
         a("vshuffle x9, x4, x5, r11")
         a("vshuffle x0, x8, x5, r10")
@@ -930,20 +1036,46 @@ def ref_linear(task, cfg, layout, spec):
         for t in range(4):
             a(f"vst wl{t}, [p4], #32")
             a(f"vst wh{t}, [p4], #32")
-    # 3. 8 x 16 blocks
-    accs = [("bml0", "bmh0", "bml1", "bmh1"), ("bml2", "bmh2", "bml3", "bmh3")]
-    a(f"movxm r20, #{xa}")
-    a(f"movxm r21, #{ya}")
-    a(f"movxm m0, #{4 * K}")
-    with a.loop("r0", M // 8):
-        a(f"movxm r22, #{wa}")
-        a(f"movxm r26, #{btiles}")
+        # 2. the block's transposed tiles
+        a("mov p1, r22")
+        a(f"movxm m0, #{8 * K}")
+        for base, n in regions:
+            rs = 32 * n
+            a(f"movxm p2, #{base}")
+            a(f"movxm m2, #{4 * rs}")
+            with a.loop("r0", n):
+                for q in range(4):
+                    a("mov p5, p1")
+                    a("mov p6, p2")
+                    if q:
+                        a(f"movxm m1, #{q * 2 * K}")
+                        a("padda [p5], m1")
+                        a(f"padda [p6], #{q * rs}")
+                    o = 4 * (q % 2)
+                    for i in range(2):
+                        a(f"vlda wl{2 * i + o}, [p5], m0")
+                        a(f"vlda wh{2 * i + o}, [p5], m0")
+                    a(f"vshuffle x8, x{o}, x{o + 2}, r12")
+                    a(f"vshuffle x9, x{o}, x{o + 2}, r13")
+                    a("vshuffle x10, x8, x9, r14")
+                    a("vshuffle x11, x8, x9, r15")
+                    a(f"vshuffle x{o + 1}, x10, x11, r24")
+                    a(f"vshuffle x{o + 3}, x10, x11, r25")
+                    a(f"vst wl{o + 1}, [p6], m2")
+                    a(f"vst wh{o + 1}, [p6], m2")
+                    a(f"vst wl{o + 3}, [p6], m2")
+                    a(f"vst wh{o + 3}, [p6], m2")
+                a("padda [p1], #32")
+                a("padda [p2], #32")
+        # 3. 8 x 16 blocks of y down the block
+        accs = [("bml0", "bmh0", "bml1", "bmh1"), ("bml2", "bmh2", "bml3", "bmh3")]
+        a(f"movxm r20, #{xa}")
         a("mov r23, r21")
-        with a.loop("r1", N // 16):
+        with a.loop("r0", M // 8):
             a("movxm p6, #ones_col0")
             a("vlda wl10, [p6, #0]")
             a("vlda wh10, [p6, #32]")
-            a("mov p6, r26")
+            a(f"movxm p6, #{btiles}")
             for q in range(4):
                 a(f"vlda wl{6 + q % 2}, [p6], #32")
                 a(f"vlda wh{6 + q % 2}, [p6], #32")
@@ -954,47 +1086,41 @@ def ref_linear(task, cfg, layout, spec):
             a(f"movxm m3, #{8 * K}")
             a("padda [p4], m3")
             breg = 0
-            for step in range(K // 16):
+            for step in range(steps):
                 for g, pa in enumerate(("p3", "p4")):
                     for r in range(4):
                         a(f"vlda {'wl' if r % 2 == 0 else 'wh'}{4 + r // 2}, [{pa}, #{r * 2 * K}]")
                     a(f"vshuffle x{2 * g}, x4, x5, r10")
                     a(f"vshuffle x{2 * g + 1}, x4, x5, r11")
                     a(f"padds [{pa}], #32")
+                base, rs, first = where[step]
                 ptrs = {(0, 0): "p5", (0, 1): "p6", (1, 0): "p7", (1, 1): "p1"}
                 for (par, h), ptr in ptrs.items():
-                    a(f"mov {ptr}, r22")
-                    off = (8 * par + 4 * h) * 2 * K + 32 * step
-                    if off:
-                        a(f"movxm m1, #{off}")
-                        a(f"padda [{ptr}], m1")
+                    off = (8 * par + 4 * h) * rs + 32 * (step - first)
+                    a(f"movxm {ptr}, #{base}+{off}" if isinstance(base, str) else f"movxm {ptr}, #{base + off}")
                 for t in range(8):
                     q, par = t // 2, t % 2
                     reg = 6 + ((breg + t) % 6)
-                    a(f"vlda wl{reg}, [{ptrs[(par, 0)]}, #{q * 2 * K}]")
-                    a(f"vlda wh{reg}, [{ptrs[(par, 1)]}, #{q * 2 * K}]")
+                    a(f"vlda wl{reg}, [{ptrs[(par, 0)]}, #{q * rs}]")
+                    a(f"vlda wh{reg}, [{ptrs[(par, 1)]}, #{q * rs}]")
                     for g in range(2):
                         a(f"vmac.f {accs[g][q]}, {accs[g][q]}, x{2 * g + par}, x{reg}, r9")
                 breg += 8
             for g in range(2):
-                a("mov r24, r23")
+                a("mov r29, r23")
                 if g:
-                    a(f"movxm r25, #{8 * N}")
-                    a("add r24, r24, r25")
-                a("mov p2, r24")
+                    a(f"movxm r28, #{8 * N}")
+                    a("add r29, r29, r28")
+                a("mov p2, r29")
                 B.out_block(a, accs[g], "p2", 2 * N)
-            a("movxm r25, #32")
-            a("add r23, r23, r25")
-            a("movxm r25, #256")
-            a("add r26, r26, r25")
-            a(f"movxm r25, #{32 * K}")
-            a("add r22, r22, r25")
-            a("movxm r24, #4")
-            a("movxm r25, #5")
-        a(f"movxm r25, #{16 * K}")
-        a("add r20, r20, r25")
-        a(f"movxm r25, #{16 * N}")
-        a("add r21, r21, r25")
+            a(f"movxm r28, #{16 * K}")
+            a("add r20, r20, r28")
+            a(f"movxm r28, #{16 * N}")
+            a("add r23, r23, r28")
+        a("movxm r28, #32")
+        a("add r21, r21, r28")
+        a(f"movxm r28, #{32 * K}")
+        a("add r22, r22, r28")
     return schedule(a.text())
 
 
@@ -1190,7 +1316,9 @@ GENERATORS = {
 
 
 def generate(task, cfg, layout, spec):
-    gen = GENERATORS.get(task.name)
-    if gen is not None:
+    gen = GENERATORS.get(task.name) or gen_scheduled(task.name)
+    _TOP[0] = True
+    try:
         return gen(task, cfg, layout, spec)
-    return gen_scheduled(task.name)(task, cfg, layout, spec)
+    finally:
+        _TOP[0] = False

@@ -7,6 +7,9 @@ What Level 1 has no template for is written here:
 
 * `Mem`: intermediate buffers in the data memory no tensor occupies (the unused parts of the
   input, output and neighbour regions; the scratch region 0xF000.. stays the Level-1 helpers').
+  Inputs are only read. (The evaluator's memory-integrity check has to count that free memory as
+  scratch at levels 2-3, as PLENA's layout counts its HBM after the inputs: a decoder block's q, k,
+  v and residual stream cannot fit the 4 KiB scratch region.)
 * `copy_rows`: row-block copies (heads out of [S, NH*D] tensors, zero padding rows).
 * `hadamard` / `rope_rows`: element-wise products. The core multiplies only through the 4x8x8x4 bf16
   MAC, so an element-wise product of 16 lanes (lane 4i+j) is four MACs: MAC t multiplies the
@@ -192,10 +195,26 @@ def fast_sub(asm: Asm, name: str, cfg: dict, prefix: str, **addrs) -> bool:
     return True
 
 
-def matmul(a: Asm, prefix, pa, pb, pc, M, K, N, scratch_b: bool = False) -> None:
-    """C[M, N] = A[M, K] @ B[K, N] (the Level-1 gemm template; scratch_b: B may be overwritten, which
-    the faster gemm of the reference generators does)."""
-    if scratch_b and fast_sub(a, "gemm", {"M": M, "K": K, "N": N}, prefix, a=pa, b=pb, c=pc):
+def fast_panel(asm: Asm, name: str, cfg: dict, prefix: str, size: int, **addrs) -> bool:
+    """fast_sub for the matrix references (gemm, linear), which copy their B / w operand a panel at a
+    time into MAC tiles: the panel buffer (size bytes) is free memory (asm._mem) for the sub-kernel's
+    duration."""
+    mem = getattr(asm, "_mem", None)
+    if mem is None or not getattr(asm, "_fast", None) or name not in asm._fast:
+        return False
+    saved = mark(mem)
+    try:
+        buf = mem.alloc(size)
+    except MemoryError:
+        return False
+    finally:
+        restore(mem, saved)
+    return fast_sub(asm, name, cfg, prefix, buf=buf, **addrs)
+
+
+def matmul(a: Asm, prefix, pa, pb, pc, M, K, N) -> None:
+    """C[M, N] = A[M, K] @ B[K, N] (the Level-1 gemm template, or the faster reference's: fast_panel)."""
+    if fast_panel(a, "gemm", {"M": M, "K": K, "N": N}, prefix, K * 32 * (2 if N % 32 == 0 else 1), a=pa, b=pb, c=pc):
         return
     def gen(asm, cfg, lay):
         B.setup_modes(asm)
@@ -204,9 +223,9 @@ def matmul(a: Asm, prefix, pa, pb, pc, M, K, N, scratch_b: bool = False) -> None
     emit(a, "mm", prefix, gen, {}, ma=pa, mb=pb, mc=pc)
 
 
-def linear(a: Asm, prefix, x, w, bias, y, M, K, N, scratch_w: bool = False) -> None:
-    """y[M, N] = x[M, K] @ w[N, K]^T + bias[N] (the Level-1 linear template; scratch_w as above)."""
-    if scratch_w and fast_sub(a, "linear", {"M": M, "K": K, "N": N}, prefix, x=x, w=w, bias=bias, y=y):
+def linear(a: Asm, prefix, x, w, bias, y, M, K, N) -> None:
+    """y[M, N] = x[M, K] @ w[N, K]^T + bias[N] (the Level-1 linear template, or the faster reference's)."""
+    if fast_panel(a, "linear", {"M": M, "K": K, "N": N}, prefix, K * 32, x=x, w=w, bias=bias, y=y):
         return
     emit(a, "lin", prefix, B.gen_linear, {"M": M, "K": K, "N": N}, x=x, w=w, bias=bias, y=y)
 
@@ -353,7 +372,7 @@ def consts(a: Asm) -> None:
     for t in range(4):
         m = sum(1 << (4 * i + t) for i in range(4))
         words += [m & 0xffff, m >> 16]
-    a.table("c_cols", words)
+    a.table("c_cols", words, align=2)  # (scalar loads)
 
 
 def diag_tiles(a: Asm, src: str, tiles: int, blocks: int = 1) -> None:
@@ -490,11 +509,11 @@ def attention(a: Asm, mem: Mem, tag: str, q: int, k: int, v: int, o: int, S: int
     are copied into [Sp, D] buffers (Sp = S padded to a multiple of 32 with zero rows; the linear
     template's bias row gives the padding keys the score NEG), per query head and block of R rows:
     scores (linear template), + bias, softmax (template), @ v (gemm template)."""
-    quick = bool(getattr(a, "_fast", None))  # faster sub-kernels that overwrite their B: copies per block
+    quick = bool(getattr(a, "_fast", None))  # the faster sub-kernels
     Sp = (S + 63) // 64 * 64 if quick else pad32(S)  # (the Level-1 softmax reference takes rows of 64 k)
     R = 32 if S % 32 == 0 else S
     assert S % R == 0 and R % 4 == 0 and D % 16 == 0 and D * 2 % 32 == 0
-    direct = NKV == 1 and Sp == S and not quick  # k, v are [S, D] already: no copies
+    direct = NKV == 1 and Sp == S  # k, v are [S, D] already: no copies
     kc, vc = (k, v) if direct else (mem.alloc(Sp * D * 2), mem.alloc(Sp * D * 2))
     qb, sc, ob = mem.alloc(R * D * 2), mem.alloc(R * Sp * 2), mem.alloc(R * D * 2)
     brow = mem.alloc(Sp * 2)
@@ -514,7 +533,7 @@ def attention(a: Asm, mem: Mem, tag: str, q: int, k: int, v: int, o: int, S: int
     bp = st.var(bias) if bias is not None else None
     qr, orow = st.var(0), st.var(0)
     with st.loop(NKV):
-        if not direct and not quick:
+        if not direct:
             st.get("r17", kp)
             copy_rows(a, "r17", NKV * D * 2, kc, D * 2, S, D * 2)
             st.get("r17", vp)
@@ -525,14 +544,9 @@ def attention(a: Asm, mem: Mem, tag: str, q: int, k: int, v: int, o: int, S: int
             st.get("r17", op)
             st.set(orow, "r17")
             with st.loop(S // R):
-                if quick:
-                    st.get("r17", kp)
-                    copy_rows(a, "r17", NKV * D * 2, kc, D * 2, S, D * 2)
-                    st.get("r17", vp)
-                    copy_rows(a, "r17", NKV * D * 2, vc, D * 2, S, D * 2)
                 st.get("r17", qr)
                 scale_rows(a, "r17", NH * D * 2, qb, D * 2, R, D * 2, D ** -0.5 if scale else 1.0)
-                linear(a, a.new(tag + "s"), qb, kc, brow, sc, R, D, Sp, scratch_w=quick)
+                linear(a, a.new(tag + "s"), qb, kc, brow, sc, R, D, Sp)
                 if bias is not None:
                     st.get("r17", bp)
                     a("mov p6, r17")
@@ -547,7 +561,7 @@ def attention(a: Asm, mem: Mem, tag: str, q: int, k: int, v: int, o: int, S: int
                     add(a, sc, bb, sc, R * Sp)
                 if not fast_sub(a, "softmax", {"M": R, "N": Sp}, a.new(tag + "m"), x=sc, y=sc):
                     sub(a, B.gen_softmax, {"M": R, "N": Sp}, a.new(tag + "m"), x=sc, y=sc)
-                matmul(a, a.new(tag + "v"), sc, vc, ob, R, Sp, D, scratch_b=quick)
+                matmul(a, a.new(tag + "v"), sc, vc, ob, R, Sp, D)
                 st.get("r17", orow)
                 copy_rows(a, ob, D * 2, "r17", NH * D * 2, R, D * 2)
                 st.add(qr, R * NH * D * 2)
@@ -594,7 +608,7 @@ def decoder(a: Asm, layout, cfg, llama: bool) -> None:
     for fn in ("exp", "silu") if llama else ("exp",):
         runtime_pwl(a, mem, fn)
     runtime_recips(a, mem)
-    hb, x2 = mem.alloc(S * H * 2), ad["x"]  # x2 = x + ... in place of x
+    hb, x2 = mem.alloc(S * H * 2), mem.alloc(S * H * 2)  # x2 = x + attention (x is an input: only read)
     norm = B.gen_norm(False)
     emit(a, "norm", "norm1", norm, {"M": S, "N": H}, x=ad["x"], gamma=ad["g"], y=hb)
     saved = mark(mem)
@@ -789,8 +803,8 @@ def runtime_pwl(a: Asm, mem: Mem, fn: str) -> None:
     if runtime is None:
         runtime = a._runtime = {}
     runtime["pwl_" + fn] = dest
-    words = [B.bfbits(v) for ta, ca, tb, cb in pairs for v in (ta, ca, tb, cb)]
-    a.table(f"c_pwlc_{fn}", words)
+    words = [B.bfbits(v) for op, ta, ca, tb, cb in pairs for v in (ta, ca, tb, cb)]
+    a.table(f"c_pwlc_{fn}", words, align=2)  # (scalar loads)
     a.comment(f"pwl_{fn}: per hinge pair the knot vector [ta x16 | tb x16] and the tile [ca I4 | cb I4]")
     a(f"movxm p0, #c_pwlc_{fn}")
     a(f"movxm p1, #{dest}")
@@ -819,12 +833,12 @@ def attention_generator(heads):
         """fast: faster sub-kernels (the reference generator's, see fast_sub()), else the templates."""
         a = Asm()
         a._fast = fast
-        mem = Mem(layout)
+        mem = a._mem = Mem(layout)
         consts(a)
         ad = {n: p.address for n, p in layout.placements.items()}
         nh, nkv = heads(cfg)
         attention(a, mem, "at", ad["q"], ad["k"], ad["v"], ad["o"], cfg["S"], nh, nkv, cfg["D"])
-        return a.text()
+        return B.preserve(a.text())
     return generate
 
 
@@ -833,7 +847,7 @@ def decoder_generator(llama: bool):
     def generate(task, cfg, layout, spec):
         a = Asm()
         decoder(a, layout, cfg, llama=llama)
-        return a.text()
+        return B.preserve(a.text())
     return generate
 
 
@@ -845,23 +859,22 @@ def ffn_generator(gated: bool):
         M, H, F = cfg["M"], cfg["H"], cfg["F"]
         a = Asm()
         a._fast = fast
-        mem = Mem(layout)
+        mem = a._mem = Mem(layout)
         consts(a)
         ad = {n: p.address for n, p in layout.placements.items()}
         w_in, w_out = ("wg", "wd") if gated else ("w1", "w2")
         tiles = mem.alloc(256) if gated else None
         mb, bufs = row_blocks(mem, M, F * 2, 2 if gated else 1)
         g, u = bufs[0], bufs[-1]
-        whole = mb == M  # (the faster gemm rearranges its B in place: one use only)
         for r in range(0, M, mb):
             xr = ad["x"] + r * H * 2
-            matmul(a, f"gate{r}", xr, ad[w_in], g, mb, H, F, scratch_b=whole)
+            matmul(a, f"gate{r}", xr, ad[w_in], g, mb, H, F)
             if gated:
-                matmul(a, f"up{r}", xr, ad["wu"], u, mb, H, F, scratch_b=whole)
+                matmul(a, f"up{r}", xr, ad["wu"], u, mb, H, F)
             if not fast_sub(a, "silu", {"N": mb * F}, f"act{r}", x=g, y=g):
                 sub(a, B.gen_unary_pwl("silu"), {"N": mb * F}, f"act{r}", x=g, y=g)
             if gated:
                 hadamard(a, g, u, u, mb * F, tiles)
-            matmul(a, f"down{r}", u, ad[w_out], ad["y"] + r * H * 2, mb, F, H, scratch_b=whole)
-        return a.text()
+            matmul(a, f"down{r}", u, ad[w_out], ad["y"] + r * H * 2, mb, F, H)
+        return B.preserve(a.text())
     return generate

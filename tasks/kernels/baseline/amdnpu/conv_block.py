@@ -84,4 +84,4 @@ def conv_text(cfg, layout, rename: bool = False) -> str:
 
 
 def generate(task, cfg, layout, spec):
-    return conv_text(cfg, layout)
+    return B.preserve(conv_text(cfg, layout))

@@ -10,9 +10,9 @@ L = load_module(Path(__file__).resolve().parent / "_lib.py")
 def generate(task, cfg, layout, spec):
     S, NH, D = cfg["S"], cfg["NH"], cfg["D"]
     a = L.Asm()
-    mem = L.Mem(layout)
     L.consts(a)
     ad = {n: p.address for n, p in layout.placements.items()}
-    tiles = mem.alloc(D * 16)
+    tiles = L.B.SCRATCH + 0x100  # the diagonal tiles of cos and sin (D * 16 bytes) in the scratch region
+    assert tiles + D * 16 <= L.B.SAVE_AREA
     L.rope_rows(a, ad["x"], ad["cos"], ad["sin"], ad["y"], S, NH, D, tiles)
-    return a.text()
+    return L.B.preserve(a.text())

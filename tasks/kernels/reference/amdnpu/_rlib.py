@@ -1,8 +1,8 @@
 """The Level-1 reference kernels (tasks/kernels/reference/amdnpu.py) as sub-kernels of the Level-2/3
 references: FAST maps a sub-kernel name to fn(cfg, **addrs) -> its text (or None where the Level-1
 reference does not apply: the baseline template is used then). The gemm and linear references
-rearrange their B / w operand in place, so the callers give them scratch copies (_lib.matmul's
-scratch_b, _lib.linear's scratch_w)."""
+copy their B / w operand a panel at a time into MAC tiles: the callers give them a buffer in free
+memory (_lib.fast_panel; the placement `buf`)."""
 from pathlib import Path
 
 from kcgen.paths import load_module
@@ -66,8 +66,7 @@ FAST = {
     "hadamard": _hadamard,
     # (K <= 160: their A-tile loads address rows 0..3 with a 11-bit offset 2 K r)
     "gemm": _ref("gemm", lambda c: c["M"] % 8 == 0 and c["K"] % 16 == 0 and c["N"] % 16 == 0 and c["K"] <= 160),
-    "linear": _ref("linear", lambda c: c["M"] % 8 == 0 and c["K"] % 16 == 0 and c["N"] % 16 == 0
-                   and c["N"] * 16 <= 0xE00 and c["K"] <= 160),
+    "linear": _ref("linear", lambda c: c["M"] % 8 == 0 and c["K"] % 16 == 0 and c["N"] % 16 == 0 and c["K"] <= 160),
     "softmax": _ref("softmax", lambda c: c["N"] % 64 == 0),
     "silu": _ref("silu", lambda c: c["N"] % 64 == 0),
 }
@@ -82,7 +81,7 @@ def scheduled(base, task, cfg, layout, spec) -> str:
     from kcgen.evaluation import _assembler
     for leave_out in ((), ("gemm",), ("gemm", "softmax"), ("gemm", "softmax", "linear"), tuple(FAST)):
         fast = {k: v for k, v in FAST.items() if k not in leave_out}
-        text = R.schedule(base.generate(task, cfg, layout, spec, fast=fast))
+        text = R.schedule(base.generate(task, cfg, layout, spec, fast=fast), preserve=True)
         program = _assembler(spec).assemble(text)
         if max(s.end for s in program.sections.values()) <= PROGRAM_END:
             return text
@@ -97,5 +96,5 @@ def reference_of(name: str, fast: bool = True):
     def generate(task, cfg, layout, spec):
         if fast:
             return scheduled(base, task, cfg, layout, spec)
-        return R.schedule(base.generate(task, cfg, layout, spec))
+        return R.schedule(base.generate(task, cfg, layout, spec), preserve=True)
     return generate

@@ -12,4 +12,4 @@ BASE = load_module(HERE.parent.parent / "baseline" / "amdnpu" / "conv_block.py")
 
 
 def generate(task, cfg, layout, spec):
-    return R.schedule(BASE.conv_text(cfg, layout, rename=True))
+    return R.schedule(BASE.conv_text(cfg, layout, rename=True), preserve=True)

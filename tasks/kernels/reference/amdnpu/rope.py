@@ -17,8 +17,8 @@ def generate(task, cfg, layout, spec):
     half = D // 2
     nb = half // 16
     ad = {n: p.address for n, p in layout.placements.items()}
-    mem = L.Mem(layout)
-    tiles = mem.alloc(D * 16)
+    tiles = L.B.SCRATCH + 0x100  # the diagonal tiles of cos and sin (D * 16 bytes) in the scratch region
+    assert tiles + D * 16 <= L.B.SAVE_AREA
     a = L.Asm()
     a.comment("rope reference: per position diagonal tiles of cos and sin, kept in x0..x7 per block")
     a("movxm r9, #0")
@@ -80,4 +80,4 @@ def generate(task, cfg, layout, spec):
         a(f"movxm r13, #{2 * NH * D}")
         a("add r10, r10, r13")
         a("add r11, r11, r13")
-    return R.schedule(a.text())
+    return R.schedule(a.text(), preserve=True)
