@@ -565,7 +565,8 @@ def start_trial(sim, program, task: TaskSpec, lay: Layout, seed: int, profile: s
 def _scramble_preserved(sim, rng: np.random.Generator) -> None:
     """The callee-saved registers the ABI does not give a value (all but the stack pointer) start
     random, so a kernel that uses them and clears them before returning does not look as if it
-    had preserved them."""
+    had preserved them. Integer registers get values in [1, 2^16), which every register can hold
+    (amdnpu's p registers keep 20 bits), float registers random bits."""
     abi = sim.spec.isa.abi
     if abi is None:
         return
@@ -573,7 +574,10 @@ def _scramble_preserved(sim, rng: np.random.Generator) -> None:
     for _, file, index in sim.spec.preserved_registers():
         if (file, index) != stack:
             arr = sim.arrays[file]
-            arr[index:index + 1] = rng.integers(0, 256, arr.dtype.itemsize, dtype=np.uint8).view(arr.dtype)
+            if arr.dtype.kind in "iu":
+                arr[index] = rng.integers(1, 1 << 16)
+            else:
+                arr[index:index + 1] = rng.integers(0, 256, arr.dtype.itemsize, dtype=np.uint8).view(arr.dtype)
 
 
 _TRIAL_POOL = None  # (lanes, ThreadPoolExecutor)
