@@ -3,14 +3,14 @@
     .venv/bin/python bench/eval_speed.py [--repeat 10] [--jobs 2]
 
 1. one Level-1 item on a warm target (simulator built and loaded, assembler ready): the wall time
-   of `evaluate` with the default three trials, median over --repeat runs, per target for the
+   of `evaluate` with the default trials (one per value profile: eight), median over --repeat runs, per target for the
    smallest and the largest configuration of a representative task (target <= 50 ms);
 2. every Level-1 item's reference kernel (warm; five evaluations each): median, 90th percentile
    and maximum per configuration of each item's median, the items whose median is over 50 ms,
    and the same count for each item's fastest evaluation (as timeit reports the minimum: on a
    shared virtual machine the slower runs measure the neighbours);
 3. every Level-1 baseline on every target and configuration, evaluated the way
-   `kcgen eval TARGET --all` does (worker processes, --jobs of them, three trials each), from a
+   `kcgen eval TARGET --all` does (worker processes, --jobs of them, the default trials each), from a
    cold start of the workers (ISA load, simulator load) to the last result (target <= 2 min).
 Figures go to docs/performance.md by hand, with the machine they were measured on.
 """
@@ -34,7 +34,7 @@ PROBES = ("gemm", "softmax")  # a matrix task and a row-wise float task
 
 
 def one_item(repeat: int) -> None:
-    print("one L1 item, warm, 3 trials (median ms):")
+    print("one L1 item, warm, default trials (median ms):")
     for target in TARGETS:
         spec = isadl.load(ROOT / "targets" / f"{target}.isa")
         for name in PROBES:
@@ -57,7 +57,7 @@ def one_item(repeat: int) -> None:
 
 
 def every_item(runs: int = 5) -> None:
-    """Each L1 item's reference kernel (else its baseline) on a warm target, 3 trials, `runs`
+    """Each L1 item's reference kernel (else its baseline) on a warm target, default trials, `runs`
     evaluations each: the spread of the medians, and how many items are within 50 ms."""
     times = {c: [] for c in taskspec.CONFIGS}
     fastest = []
@@ -81,7 +81,7 @@ def every_item(runs: int = 5) -> None:
                 fastest.append(min(walls))
                 if times[config][-1] > 0.05:
                     slow.append((times[config][-1], min(walls), target, task.name, config, kernel.kind))
-    print(f"every L1 item, warm, 3 trials, {runs} evaluations each: median / 90th percentile / max "
+    print(f"every L1 item, warm, default trials, {runs} evaluations each: median / 90th percentile / max "
           "of the items' medians (ms) per configuration")
     for config, ts in times.items():
         ts.sort()
