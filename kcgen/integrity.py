@@ -23,6 +23,8 @@ from typing import Optional
 
 import numpy as np
 
+from isadl import ir
+
 BLOCK = 4096  # bytes per block of the before/after comparison
 
 
@@ -91,7 +93,7 @@ def statement_lines(spec, lay) -> list[str]:
     spans = scratch(spec, lay)
     where = "; ".join(f"{s.memory}[{_addr(spec, s.memory, s.lo)}..{_addr(spec, s.memory, s.hi)}) {s.what}"
                       for s in spans) or "none"
-    kept = ", ".join(str(r) for r in spec.isa.abi.preserve) if spec.isa.abi is not None else ""
+    kept = ir.name_ranges(spec.isa.abi.preserve) if spec.isa.abi is not None else ""
     return ["Memory integrity: after the kernel ends, every byte of every memory outside the outputs, the "
             "scratch regions below and the program's own .data/.bss must hold what it held at the start (inputs "
             "included; code is never written); a kernel that writes anywhere else fails"
