@@ -10,6 +10,7 @@ import math
 import numpy as np
 import pytest
 
+import isadl
 from kcgen.sim.pyref import LoadError, RefMachine
 
 from .common import assembler, fixture, go, machine, run, spec, view
@@ -586,8 +587,13 @@ def test_text_outside_every_memory_runs_from_an_instruction_store():
 
 
 def test_data_outside_every_memory_is_a_load_error():
+    """The assembler refuses such a section (located); a program built otherwise is refused on load."""
+    from kcgen.asm.program import Section
     s = _at_0x10000()
-    prog = assembler(s).assemble("set\n.data\n.word 5")
+    with pytest.raises(isadl.IsaError, match="outside every memory"):
+        assembler(s).assemble("set\n.data\n.word 5")
+    prog = assembler(s).assemble("set\n")
+    prog.sections[".data"] = Section(".data", 0x10010, bytearray(b"\x05\0\0\0"))
     with pytest.raises(LoadError, match="section .data"):
         RefMachine(s).load(prog)
 
