@@ -117,7 +117,7 @@ class Snapshot:
         self.blocks: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         for name in memories:
             rows = _rows(sim.arrays[name])
-            held = np.flatnonzero(rows.any(axis=1))
+            held = np.flatnonzero(_nonzero(rows))
             self.blocks[name] = (held, rows[held].copy())
         self.registers = {reg: _reg_bits(sim, file, index) for reg, file, index in preserved}
 
@@ -126,6 +126,13 @@ def _rows(arr: np.ndarray) -> np.ndarray:
     """A memory's bytes as rows of BLOCK (or one row when it is not a multiple of BLOCK)."""
     b = arr.reshape(-1).view(np.uint8)
     return b.reshape(-1, BLOCK) if b.size % BLOCK == 0 else b.reshape(1, -1)
+
+
+def _nonzero(rows: np.ndarray) -> np.ndarray:
+    """Which rows hold a nonzero byte (OR-reduced as 64-bit words where they divide evenly: faster)."""
+    if rows.shape[1] % 8 == 0:
+        return np.bitwise_or.reduce(rows.view(np.uint64), axis=1) != 0
+    return rows.any(axis=1)
 
 
 def _reg_bits(sim, file: str, index: int) -> bytes:
@@ -151,8 +158,8 @@ def check(spec, sim, snap: Snapshot, allowed: list[Span], task, lay, locked: lis
     for name, (held, copy) in snap.blocks.items():
         arr = sim.arrays[name]
         rows = _rows(arr)
-        changed = rows.any(axis=1)
-        changed[held] = (rows[held] != copy).any(axis=1)
+        changed = _nonzero(rows)
+        changed[held] = _nonzero(rows[held] ^ copy)
         idx = np.flatnonzero(changed)
         if not idx.size:
             continue
