@@ -77,12 +77,11 @@ class Layout:
     def extent(self, spec: Spec, tensor: str):
         """The elements of its memory a tensor's storage occupies (integrity.Span): its bytes in a
         byte memory, one element per value in a memory of its own element type (as `write` stores)."""
-        from .integrity import Span
         p = self.placements[tensor]
         n = int(np.prod(p.shape))
         if spec.types[p.memory].bits == 8:
             n *= DTYPES[p.dtype].itemsize
-        return Span(p.memory, p.index, p.index + n, f"tensor {tensor}")
+        return integrity.Span(p.memory, p.index, p.index + n, f"tensor {tensor}")
 
     def write(self, sim, tensor: str, values: np.ndarray) -> np.ndarray:
         """Store an input; return its values as the kernel will see them (after any format's rounding)."""
@@ -418,8 +417,8 @@ class EvalResult:
                 "max_abs_err": _finite(self.max_abs_err), "max_rel_err": _finite(self.max_rel_err),
                 "cycles": self.cycles, "instret": self.instret, "baseline_cycles": self.baseline_cycles,
                 "speedup": self.speedup, "roofline_cycles": self.roofline_cycles,
-                "roofline_fraction": self.roofline_fraction, "trap": self.trap, "error": self.error, "violation": self.violation,
-                "seeds": self.seeds, "profiles": self.profiles, "suspicious": self.suspicious}
+                "roofline_fraction": self.roofline_fraction, "trap": self.trap, "error": self.error,
+                "violation": self.violation, "seeds": self.seeds, "profiles": self.profiles, "suspicious": self.suspicious}
 
 
 def _finite(x):
@@ -469,7 +468,11 @@ def _clean(sim) -> None:
     if inits is None or inits[0] is not sim:
         inits = _SIMS[("init", id(sim))] = (sim, {n: st.allocate() for n, st in sim.layout.stores.items() if st.init})
     for name, arr in sim.arrays.items():
-        arr[...] = 0
+        if arr.nbytes >= 1 << 20:  # a large memory: find its nonzero blocks (a read) and zero only those
+            rows = integrity.blocks(arr)
+            rows[integrity.nonzero(rows)] = 0
+        else:
+            arr[...] = 0
     for name, start in inits[1].items():
         sim.arrays[name][...] = start
 
@@ -517,7 +520,6 @@ def _image_overlap(spec: Spec, program, lay: Layout) -> Optional[str]:
     memory sections are loaded into): inputs written after loading would silently overwrite code,
     and a section moved into the tensors' regions would be writable memory the statement never
     lists."""
-    from .integrity import regions
     loaded = {m.name: spec.params_eval(m.base) for m in spec.isa.memories if m.base is not None}
     elem = {m: spec.types[m].bits // 8 for m in loaded}
     for sec in program.sections.values():
@@ -530,7 +532,8 @@ def _image_overlap(spec: Spec, program, lay: Layout) -> Optional[str]:
             if p.address < sec.end and sec.base < end:
                 return (f"the program's {sec.name} section ({sec.base:#x}..{sec.end:#x}) overlaps tensor {p.tensor} "
                         f"({p.address:#x}..{end:#x}): the program image is larger than the ABI leaves for it")
-        for r in (r for role in ("in", "out", "inout") for r in regions(spec, role) if r.memory in loaded):
+        for r in (r for role in ("in", "out", "inout") for r in integrity.regions(spec, role)
+                  if r.memory in loaded):
             lo, hi = loaded[r.memory] + r.lo * elem[r.memory], loaded[r.memory] + r.hi * elem[r.memory]
             if lo < sec.end and sec.base < hi:
                 return (f"the program's {sec.name} section ({sec.base:#x}..{sec.end:#x}) lies in the ABI's region "

@@ -116,19 +116,19 @@ class Snapshot:
     def __init__(self, sim, memories: list[str], preserved: list[tuple[str, str, int]]):
         self.blocks: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         for name in memories:
-            rows = _rows(sim.arrays[name])
-            held = np.flatnonzero(_nonzero(rows))
+            rows = blocks(sim.arrays[name])
+            held = np.flatnonzero(nonzero(rows))
             self.blocks[name] = (held, rows[held].copy())
         self.registers = {reg: _reg_bits(sim, file, index) for reg, file, index in preserved}
 
 
-def _rows(arr: np.ndarray) -> np.ndarray:
+def blocks(arr: np.ndarray) -> np.ndarray:
     """A memory's bytes as rows of BLOCK (or one row when it is not a multiple of BLOCK)."""
     b = arr.reshape(-1).view(np.uint8)
     return b.reshape(-1, BLOCK) if b.size % BLOCK == 0 else b.reshape(1, -1)
 
 
-def _nonzero(rows: np.ndarray) -> np.ndarray:
+def nonzero(rows: np.ndarray) -> np.ndarray:
     """Which rows hold a nonzero byte (OR-reduced as 64-bit words where they divide evenly: faster)."""
     if rows.shape[1] % 8 == 0:
         return np.bitwise_or.reduce(rows.view(np.uint64), axis=1) != 0
@@ -157,9 +157,9 @@ def check(spec, sim, snap: Snapshot, allowed: list[Span], task, lay, locked: lis
                     "save and restore it, e.g. on the stack)")
     for name, (held, copy) in snap.blocks.items():
         arr = sim.arrays[name]
-        rows = _rows(arr)
-        changed = _nonzero(rows)
-        changed[held] = _nonzero(rows[held] ^ copy)
+        rows = blocks(arr)
+        changed = nonzero(rows)
+        changed[held] = nonzero(rows[held] ^ copy)
         idx = np.flatnonzero(changed)
         if not idx.size:
             continue
