@@ -410,6 +410,9 @@ def eval_cmd(target: str, task, kernel, kind, all_items: bool, level, config: st
     if key not in t.targets:
         click.echo(f"error: task {t.name} does not apply to {key} (it applies to {', '.join(t.targets)})", err=True)
         sys.exit(1)
+    if trials is not None and trials < len(t.profiles):
+        click.echo(f"note: {trials} trial(s) draw only the profiles {', '.join(t.profiles[:trials])}; a benchmark "
+                   f"evaluation draws all {len(t.profiles)}", err=True)
     from kcgen.evaluation import Evaluator
     with Evaluator() as ev:
         if kind:
