@@ -189,26 +189,30 @@ def _bf16_round(x):
 
 def dllm_sampling(logits, mask, K, **cfg):
     """LLaDA low-confidence remasking step. The confidence c = 1/S is computed in bf16 as the task
-    states (the chunked V_RED_SUM order); the argmax and the top-K choice break ties by the lowest index."""
+    states (the chunked V_RED_SUM order); the argmax and the top-K choice break ties by the lowest index.
+    The chosen tokens come out as t // 256 and t % 256 (exact in bf16)."""
     x = np.asarray(logits, dtype=np.float64)
     L, V = x.shape
     m = x.max(axis=1)
     t = x.argmax(axis=1)                                          # first occurrence: lowest index
     d = _bf16_round(x - m[:, None])                               # V_SUB_VF
-    e = _bf16_round(_libm(math.exp, d))                            # V_EXP_V (libm exp, one rounding)
+    u, inv = np.unique(d, return_inverse=True)                    # few distinct bf16 values: exp them once
+    e = _bf16_round(_libm(math.exp, u))[inv.reshape(-1)].reshape(d.shape)   # V_EXP_V (libm exp, one rounding)
     s = np.zeros(L, dtype=np.float32)                             # the bf16 running sum (held in f32)
-    for j in range(0, V, 64):                                     # V_RED_SUM, one 64-column chunk at a time
-        part = np.zeros(L, dtype=np.float32)
-        for v in range(j, min(j + 64, V)):
-            part = part + e[:, v].astype(np.float32)              # fp32, column order
-        s = _bf16_round((s + part).astype(np.float64)).astype(np.float32)  # bf16(fp32(S + part))
+    pad = -V % 64
+    chunks = np.pad(e, ((0, 0), (0, pad))).astype(np.float32).reshape(L, -1, 64)
+    part = np.zeros(chunks.shape[:2], dtype=np.float32)
+    for i in range(64):                                           # V_RED_SUM: fp32, column order in a chunk
+        part = part + chunks[:, :, i]
+    for j in range(part.shape[1]):                                # one 64-column chunk at a time
+        s = _bf16_round((s + part[:, j]).astype(np.float64)).astype(np.float32)  # bf16(fp32(S + part))
     c = _bf16_round(1.0 / s.astype(np.float64))                   # S_RECI_FP
     masked = np.asarray(mask, dtype=np.float64) > 0
     n = min(int(K), int(masked.sum()))
     order = np.lexsort((np.arange(L), -np.where(masked, c, -np.inf)))  # c descending, then l ascending
     chosen = order[:n]
-    tokens = np.full(L, -1.0)
-    tokens[chosen] = t[chosen]
+    hi, lo = np.full(L, -1.0), np.full(L, -1.0)
+    hi[chosen], lo[chosen] = t[chosen] // 256, t[chosen] % 256
     mask_out = masked.astype(np.float64)
     mask_out[chosen] = 0.0
-    return {"tokens": tokens, "mask_out": mask_out}
+    return {"tokens_hi": hi, "tokens_lo": lo, "mask_out": mask_out}

@@ -19,7 +19,9 @@ SEED = 2026
 
 def golden(logits, mask, K):
     out = R.dllm_sampling(np.asarray(logits, float), np.asarray(mask, float), K)
-    return out["tokens"].tolist(), out["mask_out"].tolist()
+    hi, lo = out["tokens_hi"], out["tokens_lo"]
+    assert ((hi < 0) == (lo < 0)).all()
+    return np.where(lo < 0, -1.0, 256 * hi + lo).tolist(), out["mask_out"].tolist()
 
 
 # ---- the golden ---------------------------------------------------------------------------------------
@@ -58,6 +60,16 @@ def test_more_confident_position_wins_and_only_masked_positions_count():
     assert tokens == [-1.0, 2.0, 3.0, -1.0] and mask_out == [1.0, 0.0, 0.0, 0.0]
     tokens, mask_out = golden(x, [1.0, -1.0, 1.0, 1.0], 1)
     assert tokens == [-1.0, -1.0, -1.0, 4.0] and mask_out == [1.0, 0.0, 1.0, 0.0]
+
+
+def test_token_ids_beyond_256_are_split_exactly():
+    x = np.zeros((2, 32768))
+    x[0, [30000, 31000]] = 3.0              # the lowest of two equal maxima, in group 117
+    x[1, 256] = 1.0                         # group 1, index 0
+    out = R.dllm_sampling(x, np.array([1.0, 1.0]), 2)
+    assert out["tokens_hi"].tolist() == [117.0, 1.0] and out["tokens_lo"].tolist() == [48.0, 0.0]
+    tokens, _ = golden(x, [1.0, 1.0], 2)
+    assert tokens == [30000.0, 256.0]
 
 
 def test_fewer_masked_positions_than_k():

@@ -1,30 +1,41 @@
 """PLENA reference kernel for dllm_sampling (tasks/level2/dllm_sampling.yaml), base ISA.
 
-PLENA has no compare, select, branch or float-to-integer instruction, so everything is arithmetic
-on exact values:
+PLENA has no compare, select, branch or float-to-integer instruction, and its registers and SRAMs
+are bf16 (integers exact below 256), so everything is arithmetic on exact values, and a token id
+t < V <= 32768 is carried as its group g = t // 256 (a prefetch unit of 4 chunks) and its index
+lo = t % 256 in the group:
 
-- per position l (row of logits), one pass of V_RED_MAX gives m; then per 64-column chunk
-  d = x - m (V_SUB_VF, in place), the token score d * 2^72 * 2^72 + (V - v) (two V_MUL_VF and a
-  V_ADD_VV with a row of V - v): 0 * 2^144 + (V - v) = V - v where x = m, and below -2^11 + V < 0
-  (or -inf) elsewhere, because distinct bf16 values differ by at least 2^-133; V_RED_MAX of the
-  scores is V - t, the lowest index winning. Then e = exp(d) in place and V_RED_SUM, chunk by
-  chunk, as the task defines S; c = 1 / S (S_RECI_FP). c and t go to FP SRAM and, every 64
-  positions, into vector rows with S_MAP_V_FP.
+- per position l (row of logits), pass 1: V_RED_MAX over every chunk gives m. Pass 2, per group
+  of 4 chunks: d = x - m (V_SUB_VF, in place), the token score d * 2^72 * 2^72 + (256 - i) (two
+  V_MUL_VF and a V_ADD_VV with a row of 256 - i, i the index in the group): 256 - i where x = m,
+  below -2^11 + 256 < 0 (or -inf) elsewhere, because distinct bf16 values differ by at least
+  2^-133; V_RED_MAX of the group's scores is s = 256 - lo_g if the group holds m, negative if not.
+  The first group holding m wins: a = -1 + (256 - lo) once found, z = [not found yet] = max(-a, 0),
+  per group a += max(s, 0) * z, then z = max(-a, 0) and g += z (g counts the groups before the
+  hit). Then e = exp(d) in place and V_RED_SUM, chunk by chunk, as the task defines S; c = 1 / S
+  (S_RECI_FP). c, lo = 255 - a and g go to FP SRAM and, every 64 positions, into vector rows with
+  S_MAP_V_FP.
 - masked = [mask > 0] exactly, per row of 64 positions: exp(-mask * 2^144) is 0, 1 or inf for
   mask > 0, = 0, < 0; 1 / (1 + that) is 1, 0.5 or 0; exp((that - 1) * 2^72) is 1, 0, 0.
 - top-K by K rounds of extract-max over the confidence rows (c where masked, -1 elsewhere): cm =
   V_RED_MAX; the position score (c - cm) * 2^72 + (L - l) picks the lowest position with c = cm;
   the one-hot exp(-(L - l - s)^2 * 2^72) adds the pick to `sel` and lowers its c by 16. Picks of
   unmasked positions (when fewer than K are masked) are removed at the end by sel * masked.
-- tokens = sel * (t + 1) - 1, mask_out = masked - sel.
+- tokens_hi = sel * (g + 1) - 1, tokens_lo = sel * (lo + 1) - 1, mask_out = masked - sel.
 
-The logits stream through a ring of 4 prefetch units (H_PREFETCH_V: 256 consecutive elements,
-256 / V rows) two units ahead of the compute; a unit's rows have fixed addresses in the ring, so
-the loop body is one turn of the ring and every row's chunk addresses are immediates. The mask and
-the first logits are prefetched before the constants are built.
+The logits stream through RB row buffers in vector SRAM (RB = 4 for V <= 1024, else 1; a row of
+V = 32768 is half the vector SRAM): pass 2 prefetches row l + RB's unit (H_PREFETCH_V: 256
+consecutive elements) into the unit of row l it has just consumed, so every row is in place long
+before its pass 1. The rows and the groups are hardware loops.
 
-generate(..., ext=True) emits the kernel for the extension in tasks/codesign/plena/dllm_sampling
-(V_RED_ARGMAX replaces the max pass and the token score pass, and the extract-max rounds).
+generate(..., ext=True) emits the kernel for the extension in tasks/codesign/plena/dllm_sampling:
+pass 1 is one V_RED_ARGMAX per chunk (chunk = the chunk's number in its group), run across the
+whole row: it leaves m, and lo of the first maximum (an equal maximum never replaces it); the
+group of the last strict increase is tracked per group as g_w = max(g_w, g if m rose else 0)
+(m rose iff (m - m_before) * 2^144 >= 2^11). Pass 2 drops the token score; the extract-max rounds
+take one V_RED_ARGMAX per row of 64 positions instead of V_RED_MAX and the position-score pass.
+generate(..., overlap=False) is the baseline's schedule: each row prefetched whole just before it
+is computed.
 """
 from __future__ import annotations
 
@@ -33,9 +44,9 @@ from kcgen.paths import TASKS, load_module
 _base = load_module(TASKS / "kernels" / "baseline" / "plena.py")
 Prog = _base.Prog
 
-RING = 4      # prefetch units in the ring
-AHEAD = 2     # units prefetched ahead of the one computed
-PST, AST, QST = 2, 66, 130   # FP SRAM staging: confidences, tokens, the row 64 - i
+GROUP = 256                      # elements per group = per H_PREFETCH_V unit (ids below 256 in it)
+PST, AST, QST, GST = 2, 66, 130, 194   # FP SRAM staging: confidences, lo, the row 64 - i, groups
+NINF, C255, M1 = 260, 261, 262         # FP SRAM constants: -inf, 255, -1
 
 
 def fconst(p: Prog, reg: str, value: int, one: str) -> None:
@@ -55,12 +66,14 @@ def fconst(p: Prog, reg: str, value: int, one: str) -> None:
 
 
 def big_constants(p: Prog) -> None:
-    """f4 = -inf, f5 = 2^72 (f7 = 1.0, f6 = 256 on the way)."""
+    """f4 = -inf, f5 = 2^72 (f7 = 1.0, f6 = 256 on the way); FP SRAM NINF = -inf, C255 = 255, M1 = -1."""
     p("S_LD_FP f7, gp0, 1                  ; 1.0",
       "S_RECI_FP f4, f0                    ; 1/0 = inf",
       "S_SUB_FP f4, f0, f4                 ; f4 = -inf",
       "S_ADD_FP f6, f7, f7", "S_MUL_FP f6, f6, f6", "S_MUL_FP f6, f6, f6", "S_MUL_FP f6, f6, f6   ; 256",
-      "S_MUL_FP f5, f6, f6", "S_MUL_FP f5, f5, f5", "S_MUL_FP f5, f5, f5", "S_MUL_FP f5, f5, f6   ; f5 = 2^72")
+      "S_MUL_FP f5, f6, f6", "S_MUL_FP f5, f5, f5", "S_MUL_FP f5, f5, f5", "S_MUL_FP f5, f5, f6   ; f5 = 2^72",
+      f"S_ST_FP f4, gp0, {NINF}", "S_SUB_FP f6, f6, f7", f"S_ST_FP f6, gp0, {C255}",
+      "S_SUB_FP f6, f0, f7", f"S_ST_FP f6, gp0, {M1}")
 
 
 def q_row(p: Prog, dst: int) -> None:
@@ -74,117 +87,138 @@ def q_row(p: Prog, dst: int) -> None:
     p(f"S_MAP_V_FP gp15, gp0, {QST}")
 
 
-def scratch(p: Prog, L: int, V: int, logit_rows: int) -> dict[str, int]:
+def buffers(V: int) -> int:
+    """Row buffers in the ring: 4 while they hold at most 4096 logits, else 1."""
+    return 4 if V <= 1024 else 1
+
+
+def scratch(p: Prog, L: int, V: int, logit_elems: int) -> dict[str, int]:
     """Vector SRAM after the outputs: the mask's prefetch (4 rows); per row of 64 positions the
-    confidences P, tokens A, ranking values C, masked flags IND, picks SEL and position scores
-    CPOS; the token-score rows CI (V - v, one per chunk); the row Q = 64 .. 1; a scratch row T;
-    then `logit_rows` rows for the logits."""
+    confidences P, indices in the group AL, groups AH, ranking values C, masked flags IND, picks SEL
+    and position scores CPOS; the 4 token-score rows CI (256 - i over a group); the row Q = 64 .. 1;
+    a scratch row T; then `logit_elems` elements for the logits."""
     VL = p.VLEN
-    R, n = L // VL, V // VL
-    top = max(p.out("tokens"), p.out("mask_out")) + L
+    R = L // VL
+    top = max(p.out("tokens_hi"), p.out("tokens_lo"), p.out("mask_out")) + L
     out = {}
-    for name, count in (("mask", p.VROWS), ("P", R), ("A", R), ("C", R), ("IND", R), ("SEL", R), ("CPOS", R),
-                        ("CI", n), ("Q", 1), ("T", 1), ("logits", logit_rows)):
+    for name, count in (("mask", p.VROWS), ("P", R), ("AL", R), ("AH", R), ("C", R), ("IND", R), ("SEL", R),
+                        ("CPOS", R), ("CI", GROUP // VL), ("Q", 1), ("T", 1)):
         out[name] = top
         top += count * VL
+    out["logits"] = top
+    top += logit_elems
     assert top <= 1024 * VL, "vector SRAM overflows"
     return out
 
 
-def generate(task, cfg, layout, spec, ext: bool = False):
+def generate(task, cfg, layout, spec, ext: bool = False, overlap: bool = True):
     if task.name != "dllm_sampling":
         return None
     p = Prog(spec, layout, cfg)
     L, V, K = cfg["L"], cfg["V"], cfg["K"]
     VL = p.VLEN
-    assert VL == 64 and L % VL == 0 and V % VL == 0 and V <= 256 and L <= 256
-    n, R = V // VL, L // VL
-    unit = p.VROWS * VL                 # elements per H_PREFETCH_V
-    assert unit % V == 0
-    rows_per_unit = unit // V
-    tok, mo = p.out("tokens"), p.out("mask_out")
-    rows = scratch(p, L, V, RING * p.VROWS)
-    maskbuf, P, A, C, IND, SEL, CPOS, CI, Q, T, ring = (rows[k] for k in (
-        "mask", "P", "A", "C", "IND", "SEL", "CPOS", "CI", "Q", "T", "logits"))
+    unit = p.VROWS * VL
+    assert VL == 64 and unit == GROUP and L % VL == 0 and V % GROUP == 0 and V <= 128 * GROUP and L <= 256
+    G, R = V // GROUP, L // VL
+    RB = buffers(V) if overlap else 1
+    assert VL % RB == 0
+    th, tl, mo = p.out("tokens_hi"), p.out("tokens_lo"), p.out("mask_out")
+    rows = scratch(p, L, V, RB * V)
+    maskbuf, P, AL, AH, C, IND, SEL, CPOS, CI, Q, T, ring = (rows[k] for k in (
+        "mask", "P", "AL", "AH", "C", "IND", "SEL", "CPOS", "CI", "Q", "T", "logits"))
     a_x, a_m = p.areg("logits"), p.areg("mask")
     title = "V_RED_ARGMAX extension" if ext else "base ISA"
-    p(f"; dllm_sampling ({title}) L={L} V={V} K={K}")
+    p(f"; dllm_sampling ({title}{'' if overlap else ', no overlap'}) L={L} V={V} K={K}")
 
-    # ---- prefetch the mask and the first logits, then the constants ----
+    # ---- prefetch the mask and the first RB rows, then the constants ----
     p.scale_stride(L)
     p.li("gp12", maskbuf)
     p(f"H_PREFETCH_V gp12, gp0, {a_m}, 0, 0")
     p.scale_stride(L * V)
-    p.li("gp11", 0)                       # HBM offset of the next unit
-    for k in range(AHEAD):
-        p.li("gp12", ring + k * unit)
-        p(f"H_PREFETCH_V gp12, gp11, {a_x}, 0, 0", f"S_ADDI_INT gp11, gp11, {unit}")
+    p.li("gp2", 0)                        # HBM offset of the next unit
+    if overlap:
+        p.li("gp12", ring)
+        with p.loop("gp13", RB * G):
+            p(f"H_PREFETCH_V gp12, gp2, {a_x}, 0, 0", f"S_ADDI_INT gp12, gp12, {unit}",
+              f"S_ADDI_INT gp2, gp2, {unit}")
     big_constants(p)
     q_row(p, Q)
     if not ext:
-        for c in range(n):               # CI_c = V - 64c - i
-            fconst(p, "f6", V - VL - VL * c, "f7")
+        for c in range(GROUP // VL):      # CI_c = 256 - 64c - i
+            fconst(p, "f6", GROUP - VL - VL * c, "f7")
             p.li("gp15", Q)
-            p.li("gp14", CI + c * VL)
-            p("V_ADD_VF gp14, gp15, f6")
-            p.li(f"gp{5 + c}", CI + c * VL)
-        fconst(p, "f6", V, "f7")          # f6 = V (t = V - score)
-    p.li("gp9", T)
-    p.li("gp10", 0)
+            p.li(f"gp{3 + c}", CI + c * VL)
+            p(f"V_ADD_VF gp{3 + c}, gp15, f6")
+    p.li("gp8", T)
+    p.li("gp7", 0)                        # FP SRAM slot of the position in its block of 64
 
-    # ---- per position: m, t, c ----
-    def row(addr):
-        X = [f"gp{1 + c}" for c in range(n)]
-        for c in range(n):
-            p.li(X[c], addr + c * VL)
-        p("S_ADD_FP f1, f4, f0")
-        if ext:
-            for c in range(n):
-                p(f"V_RED_ARGMAX f1, f3, {X[c]}, {c}")
+    # ---- per position: m, (g, lo), c ----
+    def row(buf: int, prefetch: bool):
+        if not overlap:                   # the baseline: the whole row, then the compute
+            p.li("gp12", buf)
+            with p.loop("gp9", G):
+                p(f"H_PREFETCH_V gp12, gp2, {a_x}, 0, 0", f"S_ADDI_INT gp12, gp12, {unit}",
+                  f"S_ADDI_INT gp2, gp2, {unit}")
+        p.li("gp1", buf)
+        p(f"S_LD_FP f1, gp0, {NINF}")
+        if ext:                           # f1 = m, f3 = lo, f7 = g of the last rise, f6 = g
+            p("S_ADD_FP f7, f0, f0", "S_ADD_FP f6, f0, f0")
+            with p.loop("gp9", G):
+                p("S_ADD_FP f2, f1, f0")
+                for c in range(GROUP // VL):
+                    p(f"V_RED_ARGMAX f1, f3, gp1, {c}", f"S_ADDI_INT gp1, gp1, {VL}")
+                p("S_SUB_FP f4, f1, f2", "S_MUL_FP f4, f4, f5", "S_MUL_FP f4, f4, f5",   # h: 0 or >= 2^11
+                  "S_SUB_FP f4, f6, f4", "S_MAX_FP f4, f4, f0", "S_SUB_FP f4, f6, f4",   # g if m rose, else 0
+                  "S_MAX_FP f7, f7, f4", "S_LD_FP f4, gp0, 1", "S_ADD_FP f6, f6, f4")
         else:
-            for c in range(n):
-                p(f"V_RED_MAX f1, {X[c]}")
-            p("S_ADD_FP f3, f0, f0")
+            with p.loop("gp9", G):
+                for c in range(GROUP // VL):
+                    p("V_RED_MAX f1, gp1", f"S_ADDI_INT gp1, gp1, {VL}")
+            p(f"S_LD_FP f4, gp0, {M1}", "S_LD_FP f6, gp0, 1", "S_ADD_FP f7, f0, f0")  # a = -1, z = 1, g = 0
+        p.li("gp1", buf)
         p("S_ADD_FP f2, f0, f0")
-        for c in range(n):
-            p(f"V_SUB_VF {X[c]}, {X[c]}, f1")
+        with p.loop("gp10", G):
+            if prefetch:
+                p("S_ADDI_INT gp14, gp1, 0")
             if not ext:
-                p(f"V_MUL_VF gp9, {X[c]}, f5", "V_MUL_VF gp9, gp9, f5", f"V_ADD_VV gp9, gp9, gp{5 + c}",
-                  "V_RED_MAX f3, gp9")
-            p(f"V_EXP_V {X[c]}, {X[c]}", f"V_RED_SUM f2, {X[c]}")
-        p("S_RECI_FP f7, f2", f"S_ST_FP f7, gp10, {PST}")
+                p(f"S_LD_FP f3, gp0, {NINF}")
+            for c in range(GROUP // VL):
+                p("V_SUB_VF gp1, gp1, f1")
+                if not ext:
+                    p("V_MUL_VF gp8, gp1, f5", "V_MUL_VF gp8, gp8, f5", f"V_ADD_VV gp8, gp8, gp{3 + c}",
+                      "V_RED_MAX f3, gp8")
+                p("V_EXP_V gp1, gp1", "V_RED_SUM f2, gp1", f"S_ADDI_INT gp1, gp1, {VL}")
+            if not ext:
+                p("S_MAX_FP f3, f3, f0", "S_MUL_FP f3, f3, f6", "S_ADD_FP f4, f4, f3",
+                  "S_SUB_FP f6, f0, f4", "S_MAX_FP f6, f6, f0", "S_ADD_FP f7, f7, f6")
+            if prefetch:
+                p(f"H_PREFETCH_V gp14, gp2, {a_x}, 0, 0", f"S_ADDI_INT gp2, gp2, {unit}")
+        p("S_RECI_FP f2, f2", f"S_ST_FP f2, gp7, {PST}", f"S_ST_FP f7, gp7, {GST}")
         if ext:
-            p(f"S_ST_FP f3, gp10, {AST}")
+            p(f"S_ST_FP f3, gp7, {AST}")
         else:
-            p("S_SUB_FP f7, f6, f3", f"S_ST_FP f7, gp10, {AST}")
-        p("S_ADDI_INT gp10, gp10, 1")
+            p(f"S_LD_FP f3, gp0, {C255}", "S_SUB_FP f3, f3, f4", f"S_ST_FP f3, gp7, {AST}")
+        p("S_ADDI_INT gp7, gp7, 1")
 
-    def turn(prefetch_all: bool):
-        """One turn of the ring: unit k computes from slot k and prefetches unit k + AHEAD."""
-        for k in range(RING):
-            if prefetch_all or k + AHEAD < RING:
-                p.li("gp12", ring + ((k + AHEAD) % RING) * unit)
-                p(f"H_PREFETCH_V gp12, gp11, {a_x}, 0, 0", f"S_ADDI_INT gp11, gp11, {unit}")
-            for i in range(rows_per_unit):
-                row(ring + k * unit + i * V)
+    def turn(prefetch: bool):
+        for k in range(RB):
+            row(ring + k * V, prefetch)
 
-    turns = VL // (rows_per_unit * RING)   # ring turns per 64 positions
-    assert turns >= 1 and VL % (rows_per_unit * RING) == 0
     for b in range(R):
         last = b == R - 1
-        count = turns - 1 if last else turns
+        count = VL // RB - (1 if last and overlap else 0)
         if count:
-            with p.loop("gp13", count):
-                turn(True)
-        if last:
+            with p.loop("gp11", count):
+                turn(overlap)
+        if last and overlap:
             turn(False)
-        p.li("gp15", P + b * VL)
-        p(f"S_MAP_V_FP gp15, gp0, {PST}")
-        p.li("gp15", A + b * VL)
-        p(f"S_MAP_V_FP gp15, gp0, {AST}")
-        p.li("gp10", 0)
+        for dst, src in ((P, PST), (AL, AST), (AH, GST)):
+            p.li("gp15", dst + b * VL)
+            p(f"S_MAP_V_FP gp15, gp0, {src}")
+        p.li("gp7", 0)
 
     # ---- masked, confidences, position scores ----
+    p.li("gp9", T)
     p("S_LD_FP f1, gp0, 1                  ; 1.0")
     Cr, Pr, Sr = [f"gp{1 + r}" for r in range(R)], [f"gp{5 + r}" for r in range(R)], [f"gp{10 + r}" for r in range(R)]
     for r in range(R):
@@ -207,7 +241,7 @@ def generate(task, cfg, layout, spec, ext: bool = False):
     if ext:
         fconst(p, "f5", L, "f1")
     with p.loop("gp14", K):
-        p("S_ADD_FP f2, f4, f0")
+        p(f"S_LD_FP f2, gp0, {NINF}")
         if ext:
             for r in range(R):
                 p(f"V_RED_ARGMAX f2, f3, {Cr[r]}, {r}")
@@ -225,10 +259,12 @@ def generate(task, cfg, layout, spec, ext: bool = False):
     # ---- outputs ----
     for r in range(R):
         p.li("gp14", IND + r * VL)
-        p.li("gp15", A + r * VL)
-        p(f"V_MUL_VV {Sr[r]}, {Sr[r]}, gp14", "V_ADD_VF gp9, gp15, f1", f"V_MUL_VV gp9, gp9, {Sr[r]}")
-        p.li("gp15", tok + r * VL)
-        p("V_SUB_VF gp15, gp9, f1")
+        p(f"V_MUL_VV {Sr[r]}, {Sr[r]}, gp14")
+        for out, src in ((th, AH), (tl, AL)):
+            p.li("gp15", src + r * VL)
+            p("V_ADD_VF gp9, gp15, f1", f"V_MUL_VV gp9, gp9, {Sr[r]}")
+            p.li("gp15", out + r * VL)
+            p("V_SUB_VF gp15, gp9, f1")
         p.li("gp15", mo + r * VL)
         p(f"V_SUB_VV gp15, gp14, {Sr[r]}")
     return p.text()
