@@ -4,7 +4,9 @@ Phase 1: the agent writes the best kernel it can on the base ISA (an ordinary ru
 OUT/base/). Phase 2: a co-design run (OUT/extended/) that starts from that kernel and may propose
 instructions (propose_instruction), profile its kernel (profile_kernel) and rewrite it for the
 extended ISA. OUT/summary.json holds base_cycles, extended_cycles, speedup, accepted (mnemonics)
-and rejected (mnemonic + reason); both phases resume from their trajectories like any run.
+and rejected (mnemonic + reason), and what the accepted instructions cost in silicon (added_area in
+base lanes, min_latency, speedup_per_area, hw_cost: kcgen.hwcost); both phases resume from their
+trajectories like any run.
 """
 from __future__ import annotations
 
@@ -53,5 +55,25 @@ def run_codesign(target: str, task: str, model: str, out: Path, config: str = "C
               "accepted": outcome["accepted"], "rejected": outcome["rejected"],
               "extended_isa": extended.get("isa_path"), "base_kernel": base.get("best_kernel"),
               "extended_kernel": extended.get("best_kernel")}
+    result.update(hardware_cost(target, extended.get("isa_path"), outcome["accepted"], result["speedup"]))
     (out / "summary.json").write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
     return result
+
+
+def hardware_cost(target: str, isa_path: Optional[str], accepted: list[str], speedup: Optional[float]) -> dict:
+    """What the accepted instructions cost in silicon (kcgen.hwcost, against the original target, not
+    an earlier overlay of the chain): added_area in base lanes, min_latency per mnemonic, and the
+    speedup per area."""
+    if not accepted or not isa_path:
+        return {"added_area": 0.0 if not accepted else None, "min_latency": {}, "speedup_per_area": None,
+                "hw_cost": {}}
+    import isadl
+    from kcgen import hwcost
+    base, overlay = isadl.load(isadl.find_target(target)), isadl.load(isa_path)
+    costs = [hwcost.estimate(base, overlay, m) for m in accepted if m in overlay.instructions]
+    area = sum(c.added_area for c in costs)
+    return {"added_area": round(area, 3), "min_latency": {c.mnemonic: c.min_latency for c in costs},
+            "speedup_per_area": (round(hwcost.speedup_per_area(speedup, area, costs[0].base_lanes), 3)
+                                 if speedup and costs else None),
+            "hw_cost": {c.mnemonic: c.to_json() for c in costs}}
+

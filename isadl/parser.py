@@ -28,7 +28,7 @@ RESERVED = frozenset(re.search(r"^NAME: /\(\?!\(\?:([a-z|]+)\)", GRAMMAR.read_te
 
 @functools.cache
 def _lark() -> Lark:
-    return Lark(GRAMMAR.read_text(), parser="lalr", lexer="contextual",
+    return Lark(GRAMMAR.read_text(), parser="lalr", lexer="contextual", start=["start", "proposal"],
                 propagate_positions=True, maybe_placeholders=True)
 
 
@@ -121,7 +121,7 @@ def parse_text(text: str, path: str = "<string>") -> tuple[ir.ISA, ...]:
     """Parse isadl source into unresolved ISAs (one per `isa` block). Raises IsaError."""
     reporter = Reporter({path: text})
     try:
-        tree = _lark().parse(text)
+        tree = _lark().parse(text, start="start")
     except UnexpectedInput as exc:
         raise IsaError([_syntax_error(path, text, exc)], {path: text}) from None
     builder = _Builder(path, reporter)
@@ -136,6 +136,60 @@ def parse_text(text: str, path: str = "<string>") -> tuple[ir.ISA, ...]:
         raise too_deep(path, {path: text}) from None
     reporter.raise_if_failed()
     return tuple(isas)
+
+
+# What a co-design proposal may declare: only additions (docs/codesign.md). Item kind -> what it is.
+PROPOSAL_ITEMS = {"instructions": "instruction", "pseudos": "pseudo-instruction", "section": "section",
+                  "states": "state", "memories": "memory", "regfiles": "register file", "regclasses": "register class",
+                  "enums": "enum", "functions": "function", "floats": "float format", "mxs": "mx format",
+                  "formats": "format", "params": "parameter", "constraints": "constraint"}
+_PROPOSAL_REFUSED = {"timing": "a timing section changes the base's cycle model",
+                     "version": "'version' changes the base's identity", "word": "'word' changes the instruction width",
+                     "endian": "'endian' changes the byte order", "doc": "ISA-level doc text changes the base's documentation",
+                     "dialect": "a dialect changes the base's assembler", "abi": "an abi changes the base's kernel interface",
+                     "hwloop": "an hwloop section changes the base's hardware loops",
+                     "slots": "a slot changes the base's bundles", "bundle": "a bundle changes the base's encodings",
+                     "example": "ISA-level examples belong to the base (give examples inside the instruction)"}
+
+
+def parse_proposal(text: str, path: str, name: str, extends: str) -> ir.ISA:
+    """A co-design proposal: the items of an ISA body (grammar rule `proposal`), never an `isa`
+    header, as the unresolved overlay `isa NAME extends EXTENDS`. Only items that add are admitted:
+    `override param`, `timing` and the other items that change the base are located errors, so are
+    syntax errors (`} isa x extends y {` is one). Raises IsaError."""
+    reporter = Reporter({path: text})
+    try:
+        tree = _lark().parse(text, start="proposal")
+    except UnexpectedInput as exc:
+        raise IsaError([_syntax_error(path, text, exc)], {path: text}) from None
+    builder = _Builder(path, reporter)
+    try:
+        with deep_recursion():
+            items = builder.transform(tree)
+    except lark.exceptions.VisitError as exc:
+        if isinstance(exc.orig_exc, RecursionError):
+            raise too_deep(path, {path: text}) from None
+        raise exc.orig_exc
+    except RecursionError:
+        raise too_deep(path, {path: text}) from None
+    kept = []
+    for item in _Builder._flatten(items):
+        kind, value, meta = item
+        loc = builder.loc(meta)
+        if kind == "formats" and value.bundle:
+            reporter.error(loc, "a proposal only adds: a bundle changes the base's encodings")
+        elif kind == "params" and value.override:
+            reporter.error(value.loc, f"a proposal only adds: 'override param {value.name}' changes a parameter of the "
+                                      f"base; its parameters and timing are fixed")
+        elif kind not in PROPOSAL_ITEMS:
+            why = _PROPOSAL_REFUSED.get(kind, f"'{kind}' is not an addition")
+            reporter.error(loc, f"a proposal only adds instructions and the state, memories, register files, enums "
+                                f"and functions they need: {why}")
+        else:
+            kept.append(item)
+    reporter.raise_if_failed()
+    head = [Token("NAME", name, line=1, column=1), None, Token("NAME", extends, line=1, column=1)]
+    return builder.make_isa(head + kept)
 
 
 RECURSION_LIMIT = 20000
@@ -213,8 +267,14 @@ class _Builder(Transformer):
     def start(self, children):
         return children
 
+    def proposal(self, children):
+        return children
+
     @v_args(meta=True)
     def isa(self, meta, children):
+        return self.make_isa(children)
+
+    def make_isa(self, children):
         name, title, extends, *items = children
         fields: dict = {k: [] for k in ("params", "constraints", "floats", "mxs", "regfiles", "regclasses",
                                         "states", "memories", "formats", "slots", "enums", "instructions",

@@ -685,6 +685,8 @@ def propose_cmd(target, proposal, outdir, tag) -> None:
     built = build_target(isadl.load(verdict.overlay))
     click.echo(f"accepted: {', '.join(f'{m} (cycle floor {verdict.floors[m]})' for m in verdict.mnemonics)}")
     click.echo(f"overlay {verdict.overlay} (isa {verdict.name} extends {verdict.base}); built {built.directory}")
+    for cost in verdict.hw.values():  # what the new hardware costs (kcgen.hwcost)
+        click.echo(cost.render())
 
 
 @main.command("profile")

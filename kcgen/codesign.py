@@ -31,6 +31,8 @@ import isadl
 from isadl import ir
 from isadl.check import Spec
 
+from . import hwcost
+
 _TAG = re.compile(r"^[a-z][a-z0-9_]{0,23}$")
 
 
@@ -42,62 +44,80 @@ class Verdict:
     mnemonics: list[str] = field(default_factory=list)
     reasons: list[str] = field(default_factory=list)  # why not (each actionable)
     floors: dict[str, int] = field(default_factory=dict)  # per new instruction: least honest cycles
+    cycles: dict[str, int] = field(default_factory=dict)  # per new instruction: its declared cycles, as charged
+    hw: dict = field(default_factory=dict)  # per new instruction: kcgen.hwcost.HwCost (datapath, area, latency)
     overlay: Optional[Path] = None  # the accepted overlay file
     text: str = ""  # the overlay as written (the ISA diff)
 
     def message(self) -> str:
         if self.accepted:
             costs = ", ".join(f"{m} (cycle floor {self.floors.get(m, 0)})" for m in self.mnemonics)
+            hw = "".join("\n" + c.render() for c in self.hw.values())
             return (f"accepted: {costs} added as isa {self.name} extends {self.base}; the target is rebuilt and "
-                    f"from now on check_syntax, run_evaluation and grep_docs use it")
+                    f"from now on check_syntax, run_evaluation and grep_docs use it" + hw)
         return "rejected:\n" + "\n".join(f"- {r}" for r in self.reasons)
 
 
 def wrap(base: str, tag: str, proposal: str) -> str:
-    """The overlay text: the proposal's lines unchanged (so its line numbers are the file's minus one)."""
+    """The overlay file of a proposal that parsed as a list of items (isadl.parser.parse_proposal):
+    the proposal's lines unchanged (so its line numbers are the file's minus one). Only text the
+    `proposal` grammar rule accepted is written this way, so it cannot close or open a header."""
     return f"isa {base}_{tag} extends {base} {{\n{proposal.rstrip()}\n}}\n"
 
 
+PROPOSAL = "proposal.isa"  # where diagnostics of the proposal are located (its own line numbers)
+CYCLES_MAX = 1 << 31  # the most cycles (or latency) one instruction may declare
+
+
 def propose(base_path: Path, proposal: str, workdir: Path, tag: Optional[str] = None,
-            target: Optional[str] = None) -> Verdict:
+            target: Optional[str] = None, build: bool = True) -> Verdict:
     """Validate `proposal` against the ISA at `base_path`; when accepted, write the overlay into
     `workdir` (beside which a chained base overlay must live) and return it in the verdict.
-    `target`: the name tasks/roofline.yaml knows the machine by (default: the base's root name)."""
+    `target`: the name tasks/roofline.yaml knows the machine by (default: the base's root name).
+    Acceptance is atomic: the overlay is built (C simulator and docs) and the proposal's own examples
+    run on it before the file appears under its name; any failure leaves `workdir` as it was.
+    `build=False` skips the build and the examples (validation only)."""
+    from isadl.parser import parse_proposal
     base_path = Path(base_path)
     workdir = Path(workdir)
-    workdir.mkdir(parents=True, exist_ok=True)
     base = isadl.load(base_path)
     base_name = base.isa.name
     root = target or base_name.split("_")[0]
-    tag = tag or _next_tag(workdir, root)
+    if workdir.exists():
+        tag = tag or _next_tag(workdir, root)
+    tag = tag or "x1"
     verdict = Verdict(False, base_name, f"{base_name}_{tag}")
     if not _TAG.match(tag):
         verdict.reasons.append(f"tag '{tag}' must be lower case letters, digits and _ (at most 24)")
         return verdict
-    if re.search(r"^\s*isa\b", proposal, re.M):
-        verdict.reasons.append("give only the instruction block(s) (and any state they need), without an "
-                               "'isa ... extends ...' header: the proposal is wrapped in one")
-        return verdict
-    text = wrap(base_name, tag, proposal)
     if base_path.resolve().parent != workdir.resolve() and base_path.resolve().parent != isadl.TARGETS_DIR.resolve():
         raise ValueError(f"the base {base_path} must live in {workdir} or in targets/")
-    candidate = workdir / f"{verdict.name}.isa"
-    candidate.write_text(text, encoding="utf-8")
     try:
-        spec = isadl.load(candidate)
+        raw = parse_proposal(proposal, PROPOSAL, verdict.name, base_name)
     except isadl.IsaError as exc:
-        candidate.unlink()
-        verdict.reasons += [_relocate(d, candidate) for d in exc.diagnostics]
-        verdict.reasons += _collision_hints(exc, base, text, candidate)
+        verdict.reasons += [_relocate(d) for d in exc.diagnostics]
+        if re.search(r"^\s*isa\b", proposal, re.M):
+            verdict.reasons.append("give only the instruction block(s) (and any state they need), without an "
+                                   "'isa ... extends ...' header: the proposal is wrapped in one")
+        return verdict
+    verdict.reasons += _redefinitions(raw, base)
+    if verdict.reasons:
+        return verdict
+    try:
+        spec = _check(raw, base_path, proposal)
+    except isadl.IsaError as exc:
+        verdict.reasons += [_relocate(d) for d in exc.diagnostics]
+        verdict.reasons += _collision_hints(exc, base, raw)
         return verdict
     new = [n for n in spec.instructions if n not in base.instructions]
     verdict.mnemonics = new
     if not new:
         verdict.reasons.append("the proposal adds no instruction")
     rates = _rates(root, spec)
+    hw_base = _root_spec(root, base)
     for name in new:
         insn = spec.instructions[name].insn
-        where = f"proposal.isa:{max(insn.loc.line - 1, 1)}:{insn.loc.column}"
+        where = f"{PROPOSAL}:{insn.loc.line}:{insn.loc.column}"
         mine = spec.instructions[name]
         shadowed = [o for o in base.instructions.values() if o.format is not None and mine.format is not None
                     and o.format.width == mine.format.width and o.insn.slot == insn.slot
@@ -112,6 +132,16 @@ def propose(base_path: Path, proposal: str, workdir: Path, tag: Optional[str] = 
         if not insn.doc.strip():
             verdict.reasons.append(f"{where}: instruction {name} has no doc text: say what it computes, its "
                                    f"operands and its cost")
+        costs = {}
+        for what, e in (("cycles", insn.cycles), ("latency", insn.latency)):
+            if e is None:
+                continue
+            try:
+                costs[what] = cost_range(spec, name, e, operands=(what == "latency"))
+            except CostError as exc:
+                loc = getattr(e, "loc", None)
+                at = f"{PROPOSAL}:{loc.line}:{loc.column}" if loc is not None and loc.line else where
+                verdict.reasons.append(f"{at}: error: instruction {name}: {what} {exc}")
         try:
             work = Work(spec)
             work.stmts(insn.semantics)
@@ -120,19 +150,282 @@ def propose(base_path: Path, proposal: str, workdir: Path, tag: Optional[str] = 
             continue
         floor = work.floor(rates)
         verdict.floors[name] = floor
-        declared = _cycles(spec, insn)
-        if declared is None:
-            verdict.reasons.append(f"{where}: instruction {name} must declare `cycles` as a constant expression of "
-                                   f"the parameters (its cost may not depend on operand values)")
-        elif declared < floor:
+        if insn.cycles is not None and "cycles" not in costs:
+            continue  # already rejected with its reason
+        declared = costs["cycles"][0] if insn.cycles is not None else 1
+        verdict.cycles[name] = declared
+        if declared < floor:
             verdict.reasons.append(
                 f"{where}: instruction {name} declares {declared} cycles, below the floor of {floor} for the work its "
                 f"semantics do ({work.describe(rates)}); declare cycles >= {floor}")
+        hw = verdict.hw[name] = hwcost.estimate(hw_base, spec, name)
+        if hw.too_fast:
+            verdict.reasons.append(
+                f"{where}: error: instruction {name} declares {hw.declared} cycles, below its critical path of "
+                f"{hw.min_latency} ({' -> '.join(hw.path)}; each operator at the latency {hw.base} charges for it); "
+                f"declare at least {hw.min_latency}")
     if verdict.reasons:
-        candidate.unlink()
         return verdict
-    verdict.accepted, verdict.overlay, verdict.text = True, candidate, text
+    text = wrap(base_name, tag, proposal)
+    verdict.reasons += _accept(verdict, text, workdir, new, build)
+    if verdict.reasons:
+        return verdict
+    verdict.accepted, verdict.text = True, text
     return verdict
+
+
+def _root_spec(root: str, base: Spec) -> Spec:
+    """The original target a chain of overlays extends (the hardware cost is against its lanes and
+    latencies, not an earlier proposal's); `base` itself when it is not a shipped target."""
+    try:
+        return isadl.load(isadl.find_target(root))
+    except (isadl.IsaError, KeyError, OSError, ValueError):
+        return base
+
+
+def _check(raw: ir.ISA, base_path: Path, proposal: str) -> Spec:
+    """Resolve and check the parsed proposal as an overlay of the ISA at `base_path`."""
+    loader = isadl._Loader()
+    base_isas = loader.add_file(base_path)
+    loader.sources[PROPOSAL] = proposal
+    find = loader.find
+
+    def find_base(name: str, requester: ir.ISA):
+        if requester is raw:
+            return next((i for i in base_isas if i.name == name), None)
+        return find(name, requester)
+    loader.find = find_base
+    return loader.build(raw, {})
+
+
+def _accept(verdict: Verdict, text: str, workdir: Path, new: list[str], build: bool) -> list[str]:
+    """Write the overlay under a temporary name, build it and run the proposal's own examples on the
+    built simulator; only then give it its name. Any failure: the temporary file (and a half-built
+    simulator in the build cache) is removed and the reasons returned."""
+    import os
+    created = not workdir.exists()
+    workdir.mkdir(parents=True, exist_ok=True)
+    final = workdir / f"{verdict.name}.isa"
+    tmp = workdir / f".{verdict.name}.{os.getpid()}.isa.tmp"
+    reasons: list[str] = []
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        if build:
+            reasons = _build_and_run_examples(tmp, new)
+        if not reasons:
+            os.replace(tmp, final)
+            verdict.overlay = final
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+        if reasons and created:
+            try:
+                workdir.rmdir()
+            except OSError:
+                pass
+    return reasons
+
+
+def _build_and_run_examples(path: Path, new: list[str]) -> list[str]:
+    import os
+    import shutil
+    from kcgen.sim import build as simbuild
+    from kcgen.sim.examples import examples, run_example
+    from kcgen.sim.simulator import Simulator
+    from kcgen.target import build_target
+    try:
+        spec = isadl.load(path)
+    except isadl.IsaError as exc:  # the overlay as written must mean what was validated
+        return [f"the overlay does not load: {exc}"]
+    try:
+        target = build_target(spec)
+    except Exception as exc:  # BuildError, the generator's Unsupported, a compiler's complaint
+        try:
+            directory = simbuild.cache_root() / f"{spec.isa.name}-{simbuild.cache_key(spec, os.environ.get('CC') or 'gcc')}"
+            if directory.is_dir() and not (directory / "sim.so").exists():
+                shutil.rmtree(directory, ignore_errors=True)  # leave no half-built simulator behind
+        except Exception:
+            pass
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return [f"the extended target does not build, so nothing was added: {first}"]
+    reasons = []
+    for case in examples(spec):
+        if case.name not in new:
+            continue
+        result = run_example(spec, case, lambda s: Simulator(s, target.built))
+        if not result.ok:
+            line = case.example.loc.line - 1  # the overlay's header line is not the proposal's
+            reasons.append(f"{PROPOSAL}:{max(line, 1)}:{case.example.loc.column}: error: example "
+                           f"{case.id} fails on the built simulator: " + result.message().replace("\n", "; "))
+    return reasons
+
+
+def _redefinitions(raw: ir.ISA, base: Spec) -> list[str]:
+    """A proposal only adds: every name it declares must be new to the base (an instruction may not
+    take the mnemonic of an existing instruction or pseudo-instruction either, in any case)."""
+    b = base.isa
+    existing: dict[str, str] = {}
+    for kind, items in (("parameter", b.params), ("state", b.states), ("memory", b.memories),
+                        ("register file", b.regfiles), ("register class", b.regclasses), ("enum", b.enums),
+                        ("function", b.functions), ("float format", b.floats), ("mx format", b.mxs),
+                        ("format", b.formats)):
+        for item in items:
+            existing.setdefault(item.name, kind)
+    mnemonics = {i.name.lower(): f"instruction {i.name}" for i in b.instructions}
+    for p in b.pseudos:
+        mnemonics.setdefault(p.name.lower(), f"pseudo-instruction {p.name}")
+    reasons = []
+    for kind, items in (("parameter", raw.params), ("state", raw.states), ("memory", raw.memories),
+                        ("register file", raw.regfiles), ("register class", raw.regclasses), ("enum", raw.enums),
+                        ("function", raw.functions), ("float format", raw.floats), ("mx format", raw.mxs),
+                        ("format", raw.formats)):
+        for item in items:
+            if item.name in existing and not getattr(item, "override", False):
+                reasons.append(f"{PROPOSAL}:{item.loc.line}:{item.loc.column}: error: a proposal only adds: {kind} "
+                               f"{item.name} redefines the base's {existing[item.name]} {item.name}; choose a new name")
+    for kind, items in (("instruction", raw.instructions), ("pseudo-instruction", raw.pseudos)):
+        for item in items:
+            old = mnemonics.get(item.name.lower())
+            if old:
+                reasons.append(f"{PROPOSAL}:{item.loc.line}:{item.loc.column}: error: a proposal only adds: {kind} "
+                               f"{item.name} redefines (or shadows) the base's {old}; choose a new mnemonic")
+    return reasons
+
+
+class CostError(Exception):
+    pass
+
+
+def cost_range(spec: Spec, name: str, e: ir.Expr, operands: bool = False) -> tuple[int, int]:
+    """The least and most values of an instruction's `cycles` or `latency` expression `e`, computed
+    as the C simulator computes it (kcgen/sim/cgen.py: each subexpression in its checked type, 64-bit
+    at most, the result cast to uint64), over every value of the operands it reads (`operands`: may
+    it read them at all). Rejected with CostError: a literal or an intermediate value that does not
+    fit its type (the simulator would wrap it or not compile it), a division by zero, a shift by the
+    type's width or more, a result outside [1, CYCLES_MAX], an operand whose values are too many to
+    enumerate, or a construct other than integer arithmetic, comparisons, ?: and min/max. With no
+    value wrapping, the simulator's figure is the exact one computed here."""
+    from itertools import product
+
+    from kcgen.sim.typed import type_instruction
+    body = type_instruction(spec, name)
+    ops = spec.instructions[name].operands
+    used = sorted({n.id for n in _names(e)} & set(body.operands))
+    if used and not operands:
+        raise CostError(f"must be a constant expression of the parameters (it reads {', '.join(used)}; its cost may "
+                        f"not depend on operand values)")
+    domains = []
+    for n in used:
+        o = ops[n]
+        hi = o.hi if o.kind != "reg" or not o.count else min(o.hi, o.count - 1)
+        domains.append(range(o.lo, hi + 1))
+    combos = 1
+    for d in domains:
+        combos *= len(d)
+    if combos > (1 << 16):
+        raise CostError(f"depends on operands ({', '.join(used)}) with {combos} combinations of values: too many to "
+                        f"bound; make it depend on parameters (or on narrower operands)")
+    values = [_eval_cost(spec, body, e, dict(zip(used, vals))) for vals in product(*domains)]
+    lo, hi = min(values), max(values)
+    if lo < 1:
+        raise CostError(f"can be {lo}: it must be at least 1")
+    if hi > CYCLES_MAX:
+        raise CostError(f"can be {hi}: at most 2^31 = {CYCLES_MAX} cycles are allowed for one instruction")
+    return lo, hi
+
+
+def _names(e):
+    if isinstance(e, ir.Name):
+        yield e
+    for child in vars(e).values():
+        for c in (child if isinstance(child, tuple) else (child,)):
+            if hasattr(c, "__dataclass_fields__") and not isinstance(c, ir.Loc):
+                yield from _names(c)
+
+
+def _fits(v: int, t) -> bool:
+    from isadl.types import BoolT, IntLitT, IntT
+    if isinstance(t, IntLitT):
+        return -(1 << 63) <= v < (1 << 63)
+    if isinstance(t, BoolT):
+        return v in (0, 1)
+    if isinstance(t, IntT):
+        return (-(1 << (t.width - 1)) <= v < (1 << (t.width - 1))) if t.signed else 0 <= v < (1 << t.width)
+    return False
+
+
+def _eval_cost(spec: Spec, body, e: ir.Expr, env: dict[str, int]) -> int:
+    from isadl.types import BoolT, IntLitT, IntT
+
+    def show(x) -> str:
+        from isadl.printer import expr as expr_text
+        try:
+            return expr_text(x)
+        except Exception:
+            return type(x).__name__
+
+    def ev(x) -> int:
+        t = body.type(x)
+        if not isinstance(t, (IntT, IntLitT, BoolT)):
+            raise CostError(f"must be integer arithmetic ({show(x)} is {t})")
+        if isinstance(x, ir.Num):
+            v = x.value
+        elif isinstance(x, ir.Name):
+            if x.id in env:
+                v = env[x.id]
+            elif x.id in spec.params:
+                v = int(spec.params[x.id])
+            elif x.id in ("true", "false"):
+                v = int(x.id == "true")
+            else:
+                raise CostError(f"may read only parameters and operands, not {x.id}")
+        elif isinstance(x, ir.Unary):
+            a = ev(x.operand)
+            v = int(a == 0) if x.op == "!" else (-a if x.op == "-" else ~a)
+        elif isinstance(x, ir.Cond):
+            v = ev(x.then) if ev(x.cond) else ev(x.orelse)
+        elif isinstance(x, ir.Call) and x.func in ("min", "max") and len(x.args) >= 1:
+            args = [ev(a) for a in x.args]
+            v = min(args) if x.func == "min" else max(args)
+        elif isinstance(x, ir.Binary):
+            if x.op == "**":
+                try:
+                    v = int(spec.params_eval(x))
+                except Exception:
+                    raise CostError("may raise only parameters to constant powers") from None
+            elif x.op in ("&&", "||"):
+                a = ev(x.left)
+                v = int(bool(a) and bool(ev(x.right))) if x.op == "&&" else int(bool(a) or bool(ev(x.right)))
+            else:
+                a, b = ev(x.left), ev(x.right)
+                op = x.op
+                if op in ("<<", ">>"):
+                    w = t.width if isinstance(t, IntT) else 64
+                    if not 0 <= b < w:
+                        raise CostError(f"shifts by {b}, not within 0..{w - 1} (the simulator would give 0)")
+                    v = a << b if op == "<<" else a >> b
+                elif op in ("/", "%"):
+                    if b == 0:
+                        raise CostError("divides by zero")
+                    q = abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)  # C: towards zero
+                    v = q if op == "/" else a - q * b
+                elif op in ("==", "!=", "<", "<=", ">", ">="):
+                    v = int({"==": a == b, "!=": a != b, "<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[op])
+                elif op in ("+", "-", "*", "&", "|", "^"):
+                    v = {"+": a + b, "-": a - b, "*": a * b, "&": a & b, "|": a | b, "^": a ^ b}[op]
+                else:
+                    raise CostError(f"uses '{op}', which a cost expression may not")
+        else:
+            raise CostError(f"must be integer arithmetic, comparisons, ?: and min/max of parameters and operands, "
+                            f"not {show(x)}")
+        if not _fits(v, t):
+            raise CostError(f"evaluates {show(x)} to {v}, which does not fit the simulator's {t} arithmetic "
+                            f"(it would wrap around)")
+        return v
+    v = ev(e)
+    if not _fits(v, IntLitT()):
+        raise CostError(f"is {v}, which does not fit 64 bits")
+    return v
 
 
 def _next_tag(workdir: Path, root: str) -> str:
@@ -142,23 +435,19 @@ def _next_tag(workdir: Path, root: str) -> str:
     return f"x{n}"
 
 
-def _relocate(d, candidate: Path) -> str:
-    """A diagnostic of the wrapped overlay, located in the proposal as the agent wrote it."""
-    if d.loc.path == str(candidate) and d.loc.line:
-        return f"proposal.isa:{max(d.loc.line - 1, 1)}:{d.loc.column}: {d.severity}: {d.message}"
+def _relocate(d) -> str:
+    """A diagnostic located in the proposal as the agent wrote it (GNU style, its own line numbers)."""
+    if d.loc.path == PROPOSAL and d.loc.line:
+        return f"{PROPOSAL}:{d.loc.line}:{d.loc.column}: {d.severity}: {d.message}"
     return f"{d.severity}: {d.message}"
 
 
 _COLLIDE = re.compile(r"instructions (\w+) and (\w+) cannot be told apart")
 
 
-def _collision_hints(exc: isadl.IsaError, base: Spec, text: str, candidate: Path) -> list[str]:
+def _collision_hints(exc: isadl.IsaError, base: Spec, overlay: ir.ISA) -> list[str]:
     """For each new instruction whose encoding collides with an existing one: free opcodes."""
     hints = []
-    try:
-        overlay = isadl.parse_text(text, str(candidate))[-1]
-    except isadl.IsaError:
-        return hints
     proposed = {i.name: i for i in overlay.instructions}
     for d in exc.diagnostics:
         m = _COLLIDE.search(d.message)
@@ -223,15 +512,6 @@ def _place(fl, value: int) -> tuple[int, int]:
         mask |= ((1 << width) - 1) << word_lo
         match |= bits << word_lo
     return mask, match
-
-
-def _cycles(spec: Spec, insn: ir.Instruction) -> Optional[int]:
-    if insn.cycles is None:
-        return 1
-    try:
-        return int(spec.params_eval(insn.cycles))
-    except Exception:
-        return None
 
 
 def _rates(target: str, spec: Spec) -> dict[str, Fraction]:

@@ -125,6 +125,12 @@ def test_offline_codesign_session_end_to_end(tmp_path, task, mnemonic):
     assert "collides with the existing instruction" in summary["rejected"][0]["reason"]
     assert summary["extended_cycles"] < summary["base_cycles"]
     assert summary["speedup"] == pytest.approx(summary["base_cycles"] / summary["extended_cycles"])
+    # what the new hardware costs, beside the speedup (kcgen.hwcost against the original target)
+    cost = summary["hw_cost"][mnemonic]
+    assert summary["added_area"] == pytest.approx(cost["added_area"]) and summary["added_area"] > 0
+    assert summary["min_latency"] == {mnemonic: cost["min_latency"]} and cost["min_latency"] <= cost["declared"]
+    assert summary["speedup_per_area"] == pytest.approx(
+        summary["speedup"] / ((cost["base_lanes"] + summary["added_area"]) / cost["base_lanes"]), rel=1e-2)
     assert "co-design [scripted model]" in out.output
 
 

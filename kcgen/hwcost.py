@@ -1,0 +1,818 @@
+"""Hardware cost of a proposed instruction, derived from its semantics (issue 18, item 4).
+
+    cost = estimate(base_spec, overlay_spec, "V_RED_ARGMAX")   # -> HwCost
+    print(cost.render())
+    costs = estimate_proposal(base_path, proposal_text)        # every new instruction of a proposal
+    speedup_per_area(speedup, cost.added_area, cost.base_lanes)
+
+From an instruction's semantics (the isadl IR) it derives the datapath the instruction needs:
+
+- operators by kind -- `add` (add, subtract, compare, min, max), `mul`, `fma`, `div`, `sqrt`,
+  `exp` (exponential and other transcendental functions: exp, log, tanh, erf, recip), `select`
+  (a data-dependent `?:`), `convert` (int <-> float, float narrowing) -- each with its type and
+  width. A `for` loop without a carried variable is that many parallel lanes (each lane its own
+  operators); a reduction over N terms is a tree of N-1 operators, ceil(log2 N) levels deep. The
+  argmax idiom (`m = max(i: v[i])` then `min(i: v[i] == m ? i : N)`) is one compare-and-select
+  tree carrying (value, index) pairs. Address arithmetic (indexes), `require` checks and control
+  conditions (those reading no data: operands, parameters, loop variables, integer configuration
+  state such as PLENA's V_MASK) are not datapath and cost nothing;
+- the new state bits it touches (register files, state and memories the overlay adds) and its
+  storage ports (elements of each memory, register file or state read and written);
+- an area in units of one lane of the base target (the operators one element-wise lane of the
+  base's vector instructions holds), from relative operator areas documented in docs/codesign.md
+  ("Hardware cost model");
+- a minimum latency: the critical path of its dataflow, each operator at the cycles the base ISA
+  charges for an instruction that does only that operator (the widest such), each reduction tree
+  at the per-level cycles of the base's reduction instruction of that kind.
+
+Nothing here writes files or changes the co-design validator; kcgen.codesign calls it.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+from typing import Optional
+
+import isadl
+from isadl import ir
+from isadl.check import Spec
+from isadl.semantics import Checker, _Var
+from isadl.types import INT, FloatLitT, FloatT, IntLitT, IntT, Type, VecT
+
+KINDS = ("add", "mul", "fma", "div", "sqrt", "exp", "select", "convert")
+TRANSCENDENTAL = ("exp", "log", "tanh", "erf", "recip")
+
+# ---- the area model (docs/codesign.md, "Hardware cost model", gives the sources) -------------------
+# Reference points, 45 nm, um^2 (Horowitz, ISSCC 2014, "Computing's energy problem"): integer add
+# 8/16/32 bit 36/67/137; integer multiply 8/32 bit 282/3495; FP add 16/32 bit 1360/4184; FP multiply
+# 16/32 bit 1640/7700. The power laws below pass through those points (FP add ~ w^1.6, FP multiply
+# ~ w^2.2, integer add ~ w, integer multiply ~ w^2).
+_INT_ADD_32, _INT_MUL_32, _FP_ADD_16, _FP_MUL_16 = 137.0, 3495.0, 1360.0, 1640.0
+
+
+def int_add_area(w: int) -> float:
+    return _INT_ADD_32 * w / 32
+
+
+def _fp_add(w: int) -> float:
+    return _FP_ADD_16 * (w / 16) ** 1.6
+
+
+def _fp_mul(w: int) -> float:
+    return _FP_MUL_16 * (w / 16) ** 2.2
+
+
+def operator_area(kind: str, is_float: bool, width: int) -> float:
+    """Area (um^2 at 45 nm, only ratios matter) of one operator of `kind` on `width`-bit operands."""
+    if kind == "add":
+        return _fp_add(width) if is_float else int_add_area(width)
+    if kind == "compare":  # a comparator (sign-magnitude or two's complement) is an integer subtractor
+        return int_add_area(width)
+    if kind == "mul":
+        return _fp_mul(width) if is_float else _INT_MUL_32 * (width / 32) ** 2
+    if kind == "fma":  # a multiplier and a (wider) adder; the fused rounding saves little area
+        return (_fp_mul(width) + _fp_add(width)) if is_float else (_INT_MUL_32 * (width / 32) ** 2 + int_add_area(2 * width))
+    if kind in ("exp", "sqrt"):  # table + quadratic interpolation (two multipliers, adder tree, range reduction)
+        return 3 * _fp_mul(width)
+    if kind == "div":  # reciprocal (as above) and one multiply, a / b = a * recip(b)
+        return 4 * _fp_mul(width) if is_float else 4 * _INT_MUL_32 * (width / 32) ** 2
+    if kind == "select":  # a 2:1 multiplexer: about half an adder of the same width
+        return 0.5 * int_add_area(width)
+    if kind == "convert":  # leading-one detector and shifter (int -> float) or rounder (narrowing)
+        return 2 * int_add_area(width)
+    return 0.0
+
+
+@dataclass(frozen=True)
+class Operator:
+    kind: str  # one of KINDS ("add" also covers compare/min/max; `op` says which)
+    op: str  # +, -, <, max, exp, recip, argmax, ...
+    type: str  # bf16, f32, u32, ...
+    width: int
+    is_float: bool
+
+    @property
+    def area_kind(self) -> str:
+        return "compare" if self.kind == "add" and self.op in _COMPARES else self.kind
+
+    def area(self) -> float:
+        return operator_area(self.area_kind, self.is_float, self.width)
+
+
+_COMPARES = ("<", "<=", ">", ">=", "==", "!=", "max", "min", "argmax", "argmin")
+
+
+@dataclass
+class Reduction:
+    op: str  # sum, max, argmax, ...
+    terms: int
+    depth: int
+    type: str
+    count: int = 1  # how many such trees (a reduction inside a lane loop is one per lane)
+
+    @property
+    def operators(self) -> int:
+        return (self.terms - 1) * self.count
+
+
+@dataclass
+class Port:
+    read: int = 0  # elements read per instruction
+    write: int = 0  # elements written per instruction
+
+
+@dataclass
+class HwCost:
+    mnemonic: str
+    base: str  # the base ISA's name
+    ops: dict[str, int]  # kind -> operators per instruction
+    operators: dict[Operator, int]  # each operator (kind, op, type) -> count per instruction
+    lanes: int  # the widest parallel element loop or reduction
+    per_lane: dict[str, float]  # kind -> operators per lane (ops / lanes)
+    reductions: list[Reduction]
+    reduction_depth: int
+    state_bits: int  # bits of the state the overlay adds that this instruction touches
+    new_state: dict[str, int]  # name -> bits
+    memory_ports: dict[str, Port]  # storage name -> elements read / written per instruction
+    area_um2: float  # the model's absolute figure (45 nm); only its ratio to base_lane_um2 is reported
+    base_lane_um2: float
+    base_lane: dict[str, int]  # the operators of one base lane: "kind type" -> count
+    base_lanes: int  # lanes of the base's vector unit
+    added_area: float  # in base lanes
+    min_latency: int  # cycles, critical path at the base ISA's operator latencies
+    declared: Optional[int]  # the instruction's `cycles` (or `latency` when it has one)
+    path: list[str] = field(default_factory=list)  # the critical path, first operator first
+
+    @property
+    def too_fast(self) -> bool:
+        """The declared cost is below the critical path: the datapath cannot do it in that time."""
+        return self.declared is not None and self.min_latency > self.declared
+
+    def speedup_per_area(self, speedup: float) -> float:
+        return speedup_per_area(speedup, self.added_area, self.base_lanes)
+
+    def render(self) -> str:
+        kinds = ", ".join(f"{n} {_LABEL.get(k, k)}" for k, n in self.ops.items() if n) or "none"
+        lanes = ", ".join(f"{_fmt(v)} {k}" for k, v in self.per_lane.items() if v) or "none"
+        lines = [f"{self.mnemonic}: datapath {kinds} operators over {self.lanes} lane(s) ({lanes} per lane)"]
+        for r in self.reductions:
+            many = f"{r.count} x " if r.count > 1 else ""
+            lines.append(f"  reduction: {many}{r.op} tree over {r.terms} {r.type} terms, {r.terms - 1} operators, "
+                         f"{r.depth} levels")
+        ports = "; ".join(f"{n} {p.read} read/{p.write} written" for n, p in self.memory_ports.items()) or "none"
+        lines.append(f"  elements per instruction: {ports}; new state bits: {self.state_bits}")
+        lines.append(f"  area: {self.added_area:.2f} base lanes (one base lane = "
+                     f"{', '.join(f'{n} {k}' for k, n in self.base_lane.items())}; the vector unit has {self.base_lanes})")
+        verdict = ""
+        if self.declared is not None:
+            verdict = (f"; declared {self.declared}: BELOW the critical path" if self.too_fast
+                       else f"; declared {self.declared}")
+        lines.append(f"  minimum latency: {self.min_latency} cycles ({' -> '.join(self.path) or 'no operator'}){verdict}")
+        return "\n".join(lines)
+
+    def to_json(self) -> dict:
+        return {"mnemonic": self.mnemonic, "ops": dict(self.ops), "lanes": self.lanes,
+                "per_lane": dict(self.per_lane), "reduction_depth": self.reduction_depth,
+                "reductions": [dataclasses.asdict(r) for r in self.reductions], "state_bits": self.state_bits,
+                "memory_ports": {k: dataclasses.asdict(v) for k, v in self.memory_ports.items()},
+                "added_area": round(self.added_area, 3), "base_lanes": self.base_lanes,
+                "min_latency": self.min_latency, "declared": self.declared, "too_fast": self.too_fast}
+
+
+_LABEL = {"add": "add/compare", "exp": "exp/transcendental"}
+
+
+def _fmt(x: float) -> str:
+    return f"{x:g}" if x == int(x) else f"{x:.3g}"
+
+
+def speedup_per_area(speedup: float, added_area: float, base_lanes: int) -> float:
+    """Speedup over the area growth of the vector unit: speedup / ((base_lanes + added_area) / base_lanes).
+    Above 1 the instruction pays for its silicon (the same area spent on more base lanes could at best
+    speed up by the area ratio)."""
+    if base_lanes <= 0:
+        raise ValueError("base_lanes must be positive")
+    return speedup / ((base_lanes + added_area) / base_lanes)
+
+
+# ---- the analysis ---------------------------------------------------------------------------------
+
+class _Analysis:
+    """One instruction's datapath: a walk of its semantics with types (isadl's own checker) and ready times."""
+
+    def __init__(self, spec: Spec, name: str, latencies: Optional["Latencies"] = None):
+        self.spec = spec
+        self.insn = spec.instructions[name].insn
+        ctx = dataclasses.replace(spec.context, error=lambda *a: None)
+        self.chk = Checker(ctx, spec.semantic_operands(spec.instructions[name].operands))
+        self.ctx = ctx
+        self.lat = latencies
+        self.ops: Counter = Counter()  # Operator -> count
+        self.elementwise: Counter = Counter()  # the same, outside reduction trees
+        self.reductions: list[Reduction] = []
+        self.reads: dict[tuple, int] = {}  # (storage, index expr) -> elements
+        self.writes: dict[tuple, int] = {}
+        self.lanes = 1
+        self.loop_lanes = 1  # widest `for` without a carried variable
+        self.ready: dict[str, tuple[int, list[str]]] = {}  # let/var/storage -> (cycle, path)
+        self.data: set[str] = set()  # lets and vars holding data
+        self.mutable: set[str] = set()
+        self.maxes: dict[str, ir.Reduce] = {}  # let name -> the max/min reduction it holds (argmax idiom)
+        self.finish: tuple[int, list[str]] = (0, [])
+        self._trees: dict[int, Reduction] = {}  # id of a Reduce node -> its tree
+        self.tree_ops: Counter = Counter()  # the operators of reduction trees
+        self.addresses: set[str] = set()
+        self.loopvars: list[tuple[str, int]] = []  # enclosing loop and reduction variables, with their trips
+
+    # -- helpers
+    def type_of(self, e: ir.Expr) -> Optional[Type]:
+        try:
+            return self.chk.expr(e)
+        except Exception:
+            return None
+
+    def operand_type(self, *es: ir.Expr) -> tuple[str, int, bool]:
+        """The sized type an operator works in: the widest float among the operands, else the widest integer."""
+        best = None
+        for e in es:
+            t = self.type_of(e)
+            if isinstance(t, VecT):
+                t = t.elem
+            if isinstance(t, (FloatT, IntT)):
+                key = (isinstance(t, FloatT), t.width)
+                if best is None or key > (isinstance(best, FloatT), best.width):
+                    best = t
+        if best is None:
+            return ("int", 64, False)
+        return (str(best), best.width, isinstance(best, FloatT))
+
+    def count(self, kind: str, op: str, tinfo: tuple[str, int, bool], n: int, tree: bool = False) -> Operator:
+        o = Operator(kind, op, tinfo[0], tinfo[1], tinfo[2])
+        self.ops[o] += n
+        (self.tree_ops if tree else self.elementwise)[o] += n
+        return o
+
+    def latency(self, o: Operator) -> int:
+        return self.lat.of(o) if self.lat else 1
+
+    def _push(self, var: str, trips: int = 1) -> None:
+        self.chk.scopes.append({var: _Var(INT, False, True, "loop variable")})
+        self.loopvars.append((var, trips))
+
+    def _pop(self) -> None:
+        self.chk.scopes.pop()
+        self.loopvars.pop()
+
+    # -- statements
+    def run(self) -> "_Analysis":
+        self.addresses = _address_lets(self.insn.semantics)
+        self.stmts(self.insn.semantics, 1, (0, []))
+        return self
+
+    def stmts(self, body, times: int, guard: tuple[int, list[str]]) -> None:
+        self.chk.scopes.append({})
+        for s in body:
+            self.stmt(s, times, guard)
+        self.chk.scopes.pop()
+
+    def stmt(self, s, times: int, guard) -> None:
+        if isinstance(s, ir.Let) and s.name in self.addresses:  # used only to address: not datapath
+            try:
+                self.chk.let(s)
+            except Exception:
+                pass
+        elif isinstance(s, ir.Let):
+            r, d = self.expr(s.value, times)
+            try:
+                self.chk.let(s)
+            except Exception:
+                pass
+            self.ready[s.name] = r
+            if d:
+                self.data.add(s.name)
+            if s.mutable:
+                self.mutable.add(s.name)
+            if isinstance(s.value, ir.Reduce) and s.value.op in ("max", "min"):
+                self.maxes[s.name] = s.value
+        elif isinstance(s, ir.Assign):
+            r, d = self.expr(s.value, times)
+            done = max(r, guard, key=lambda x: x[0])
+            root, _ = ir.index_path(s.target)
+            if isinstance(root, ir.Name):
+                if root.id in self.mutable:
+                    self.ready[root.id] = done
+                    if d:
+                        self.data.add(root.id)
+                else:
+                    self._access(self.writes, root.id, s.target, times)
+                    self.ready[root.id] = max(self.ready.get(root.id, (0, [])), done, key=lambda x: x[0])
+            self.finish = max(self.finish, done, key=lambda x: x[0])
+        elif isinstance(s, ir.If):
+            c, d = self.expr(s.cond, times)
+            inner = max(guard, c, key=lambda x: x[0]) if d else guard
+            self._branches(lambda: self.stmts(s.then, times, inner), lambda: self.stmts(s.orelse, times, inner))
+        elif isinstance(s, ir.For):
+            n = self._trips(s.lo, s.hi)
+            carried = [a.target.id for a in _walk(s.body) if isinstance(a, ir.Assign)
+                       and isinstance(a.target, ir.Name) and a.target.id in self.mutable]
+            before = {v: self.ready.get(v, (0, [])) for v in carried}
+            self._push(s.var, n)
+            self.stmts(s.body, times * n, guard)
+            self._pop()
+            if carried and n > 1:  # a loop carrying a value is a reduction: a tree over its iterations
+                depth = math.ceil(math.log2(n))
+                for v in carried:
+                    start, after = before[v][0], self.ready.get(v, (0, []))
+                    step = max(after[0] - start, 1)
+                    self.ready[v] = (start + step * depth, after[1] + [f"x{depth} levels"])
+                self.reductions.append(Reduction("loop", n, depth, "", times))
+                self.lanes = max(self.lanes, times * n)
+            else:
+                self.lanes = max(self.lanes, times * n)
+                self.loop_lanes = max(self.loop_lanes, times * n)
+        elif isinstance(s, ir.CallStmt):
+            self.expr(s.call, times)
+        # Require, Trap, Halt: checks and control, not datapath
+
+    def _branches(self, then, orelse) -> None:
+        """Both branches' operators; units of the same kind are shared (only one branch's result is kept)."""
+        saved, saved_e = self.ops, self.elementwise
+        self.ops, self.elementwise = Counter(), Counter()
+        then()
+        a, ae = self.ops, self.elementwise
+        self.ops, self.elementwise = Counter(), Counter()
+        orelse()
+        b, be = self.ops, self.elementwise
+        self.ops, self.elementwise = saved + (a | b), saved_e + (ae | be)
+
+    def _trips(self, lo, hi) -> int:
+        def most(e):
+            try:
+                return int(self.spec.params_eval(e))
+            except Exception:
+                if isinstance(e, ir.Call) and e.func == "min":
+                    caps = [c for c in (self._const(a) for a in e.args) if c is not None]
+                    if caps:
+                        return min(caps)
+                return 1
+        low = self._const(lo) or 0
+        return max(most(hi) - low, 0)
+
+    def _const(self, e) -> Optional[int]:
+        try:
+            return int(self.spec.params_eval(e))
+        except Exception:
+            return None
+
+    def _access(self, table: dict, name: str, e: ir.Expr, times: int, elems: int = 1) -> None:
+        """Distinct elements: the trips of the loop variables the access's index names, times the
+        elements of one access (a wide load)."""
+        used = {n.id for n in _names(e)}
+        n = math.prod(trips for var, trips in self.loopvars if var in used)
+        key = (name, e)
+        table[key] = max(table.get(key, 0), n * elems)
+
+    # -- expressions: (ready, is_data); ready = (cycle, path of operators)
+    def expr(self, e, times: int):
+        zero = (0, [])
+        if isinstance(e, (ir.Num, ir.FloatLit)):
+            return zero, False
+        if isinstance(e, ir.Name):
+            if e.id in self.ready and (e.id in self.data or e.id in self.mutable):
+                return self.ready[e.id], e.id in self.data or e.id in self.mutable
+            st = self.ctx.storage.get(e.id)
+            if st is not None and not self.chk.lookup_var(e.id):
+                is_data = not (isinstance(st.type, (IntT, IntLitT)) and not st.dims)  # integer config state
+                if is_data:
+                    self._access(self.reads, e.id, e, times)
+                return self.ready.get(e.id, zero), is_data
+            return zero, False
+        if isinstance(e, ir.Index):
+            root, _ = ir.index_path(e)
+            if isinstance(root, ir.Name) and not self.chk.lookup_var(root.id) and \
+                    (root.id in self.ctx.regfiles or root.id in self.ctx.storage):
+                self._access(self.reads, root.id, e, times)
+                return self.ready.get(root.id, zero), True
+            return self.expr(root, times)
+        if isinstance(e, ir.Slice):
+            return self.expr(e.base, times)
+        if isinstance(e, ir.Unary):
+            return self.expr(e.operand, times)  # negation flips a sign bit; ! and ~ are wiring
+        if isinstance(e, ir.Binary):
+            (rl, dl), (rr, dr) = self.expr(e.left, times), self.expr(e.right, times)
+            if not (dl or dr):
+                return zero, False
+            r = max(rl, rr, key=lambda x: x[0])
+            kind = {"+": "add", "-": "add", "*": "mul", "/": "div", "%": "div", "<": "add", "<=": "add",
+                    ">": "add", ">=": "add", "==": "add", "!=": "add"}.get(e.op)
+            if kind is None:  # logic, shifts: wiring and gates
+                return r, True
+            o = self.count(kind, e.op, self.operand_type(e.left, e.right), times)
+            return self._after(r, o), True
+        if isinstance(e, ir.Cond):
+            c, dc = self.expr(e.cond, times)
+            (rt, dt), (rf, df) = self.expr(e.then, times), self.expr(e.orelse, times)
+            r = max(rt, rf, key=lambda x: x[0])
+            if not dc:  # a control condition: a lane mask, not a multiplexer
+                return r, dt or df
+            o = self.count("select", "?:", self.operand_type(e.then, e.orelse), times)
+            return self._after(max(r, c, key=lambda x: x[0]), o), True
+        if isinstance(e, ir.Reduce):
+            return self.reduce(e, times)
+        if isinstance(e, ir.Call):
+            return self.call(e, times)
+        return zero, False
+
+    def _after(self, r, o: Operator):
+        lat = self.latency(o)
+        return (r[0] + lat, r[1] + [f"{o.op} {o.type} ({lat})"])
+
+    def call(self, e: ir.Call, times: int):
+        zero = (0, [])
+        f = e.func
+        if f in self.ctx.functions:  # a function is inlined: its parameters stand for the arguments
+            fn = self.ctx.functions[f]
+            args = [self.expr(a, times) for a in e.args]
+            saved = {p.name: (self.ready.get(p.name), p.name in self.data) for p in fn.params}
+            scope = {}
+            for p, (r, d) in zip(fn.params, args):
+                self.ready[p.name] = r
+                (self.data.add if d else self.data.discard)(p.name)
+                scope[p.name] = _Var(self.ctx.resolve_type(p.type) or INT, False, False, "let")
+            self.chk.scopes.append(scope)
+            out = self.expr(fn.body, times)
+            self.chk.scopes.pop()
+            for name, (r, d) in saved.items():
+                if r is None:
+                    self.ready.pop(name, None)
+                else:
+                    self.ready[name] = r
+                (self.data.add if d else self.data.discard)(name)
+            return out
+        if f == "load":
+            t = self.ctx.resolve_type(ir.TypeRef(getattr(e.args[1], "id", ""))) if len(e.args) == 3 else None
+            mem = self.ctx.storage.get(getattr(e.args[0], "id", ""))
+            elems = max((t.bits // mem.type.bits) if t and mem else 1, 1)
+            self._access(self.reads, e.args[0].id, e, times, elems)
+            return self.ready.get(e.args[0].id, zero), True
+        if f == "store":
+            r, _ = self.expr(e.args[3], times)
+            t = self.ctx.resolve_type(ir.TypeRef(getattr(e.args[1], "id", "")))
+            mem = self.ctx.storage.get(getattr(e.args[0], "id", ""))
+            elems = max((t.bits // mem.type.bits) if t and mem else 1, 1)
+            self._access(self.writes, e.args[0].id, e, times, elems)
+            self.ready[e.args[0].id] = r
+            self.finish = max(self.finish, r, key=lambda x: x[0])
+            return r, True
+        args = [self.expr(a, times) for a in e.args]
+        data = any(d for _, d in args)
+        r = max((a[0] for a in args), key=lambda x: x[0], default=zero)
+        if not data:
+            return zero, False
+        target = self.ctx.resolve_type(ir.TypeRef(f)) if not self.chk.lookup_var(f) else None
+        if target is not None:  # a conversion T(x)
+            src = self.type_of(e.args[0])
+            if _converts(src, target):
+                o = self.count("convert", f"{src}->{target}", (str(target), max(target.bits, getattr(src, "bits", 0)),
+                                                                isinstance(target, FloatT)), times)
+                return self._after(r, o), True
+            return r, True
+        if f in ("min", "max"):
+            o = self.count("add", f, self.operand_type(*e.args), times)
+        elif f == "abs":
+            t = self.operand_type(*e.args)
+            if t[2]:
+                return r, True  # clears a sign bit
+            o = self.count("add", f, t, times)
+        elif f == "fma":
+            o = self.count("fma", f, self.operand_type(*e.args), times)
+        elif f in TRANSCENDENTAL:
+            o = self.count("exp", f, self.operand_type(*e.args), times)
+        elif f == "sqrt":
+            o = self.count("sqrt", f, self.operand_type(*e.args), times)
+        elif f in ("sat",) or f.startswith("mx_"):
+            o = self.count("convert", f, self.operand_type(*e.args), times)
+        elif f == "ldexp":
+            o = self.count("add", f, ("i32", 32, False), times)
+        else:  # bit(), bitcast, sext/zext, clz/ctz/popcount, isnan/isinf: wiring and small logic
+            return r, True
+        return self._after(r, o), True
+
+    def reduce(self, e: ir.Reduce, times: int):
+        n = self._trips(e.lo, e.hi)
+        idx = self._argmax_of(e)
+        if idx is not None:  # the index half of an argmax: the max tree already carries it
+            name, tree = idx
+            tree.op = "arg" + tree.op
+            self._push(self.maxes[name].var)
+            t = self.operand_type(self.maxes[name].body)
+            self._pop()
+            bits = t[1] + max(math.ceil(math.log2(max(n, 2))), 1)
+            self.count("select", "argmax", (f"{t[0]}+index", bits, False), times * (n - 1), tree=True)
+            return self.ready[name], True
+        self._push(e.var, n)
+        rb, db = self.expr(e.body, times * n)
+        t = self.operand_type(e.body)
+        self._pop()
+        self.lanes = max(self.lanes, times * n)
+        if not db:
+            return (0, []), False
+        kind = {"sum": "add", "prod": "mul", "max": "add", "min": "add"}.get(e.op)
+        if n <= 1:
+            return rb, True
+        depth = math.ceil(math.log2(n))
+        tree = Reduction(e.op, n, depth, t[0], times)
+        self.reductions.append(tree)
+        self._trees[id(e)] = tree
+        if kind is None:  # and/or/xor trees: gates
+            return rb, True
+        o = self.count(kind, e.op, t, times * (n - 1), tree=True)
+        lat = self.lat.tree(o, depth) if self.lat else depth
+        return (rb[0] + lat, rb[1] + [f"{e.op} tree of {depth} levels ({lat})"]), True
+
+    def _argmax_of(self, e: ir.Reduce):
+        """(name of m, its tree) when `e` is min/max(i: body(i) == m ? index : other) with m = max/min(i: body(i))."""
+        if e.op not in ("min", "max") or not isinstance(e.body, ir.Cond):
+            return None
+        c = e.body.cond
+        if not (isinstance(c, ir.Binary) and c.op == "=="):
+            return None
+        for value, other in ((c.left, c.right), (c.right, c.left)):
+            if isinstance(other, ir.Name) and other.id in self.maxes:
+                m = self.maxes[other.id]
+                if m.var == e.var and m.body == value and m.lo == e.lo and m.hi == e.hi and id(m) in self._trees:
+                    return other.id, self._trees[id(m)]
+        return None
+
+
+def _converts(src: Optional[Type], dst: Type) -> bool:
+    """Whether T(x) needs hardware: int <-> float, or a float narrowed (rounded). Widening is wiring."""
+    if src is None or isinstance(src, (IntLitT, FloatLitT)):
+        return False
+    if isinstance(src, FloatT) and isinstance(dst, FloatT):
+        return dst.width < src.width
+    return isinstance(src, FloatT) != isinstance(dst, FloatT)
+
+
+def _value_names(e):
+    """Names an expression uses as values (not inside an index, a bit-slice bound or a load/store address)."""
+    if isinstance(e, ir.Name):
+        yield e.id
+    elif isinstance(e, ir.Index):
+        yield from _value_names(e.base)
+    elif isinstance(e, ir.Slice):
+        yield from _value_names(e.base)
+    elif isinstance(e, ir.Call) and e.func in ("load", "store"):
+        for a in e.args[3:]:
+            yield from _value_names(a)
+    elif isinstance(e, ir.Call):
+        for a in e.args:
+            yield from _value_names(a)
+    elif isinstance(e, ir.Reduce):
+        yield from _value_names(e.body)
+    elif isinstance(e, ir.Unary):
+        yield from _value_names(e.operand)
+    elif isinstance(e, ir.Binary):
+        yield from _value_names(e.left)
+        yield from _value_names(e.right)
+    elif isinstance(e, ir.Cond):
+        for c in (e.cond, e.then, e.orelse):
+            yield from _value_names(c)
+
+
+def _address_lets(body) -> set[str]:
+    """Lets whose values only ever address storage (`let src = gp[rs1]`): their arithmetic is address
+    generation, not datapath."""
+    lets = {s.name: s.value for s in _walk(body) if isinstance(s, ir.Let)}
+    used: set[str] = set()
+    for s in _walk(body):
+        if isinstance(s, ir.Assign):
+            used |= set(_value_names(s.value))
+            if isinstance(s.target, ir.Name):
+                used.add(s.target.id)
+        elif isinstance(s, ir.If):
+            used |= set(_value_names(s.cond))
+        elif isinstance(s, ir.CallStmt):
+            used |= set(_value_names(s.call))
+    grown = True
+    while grown:
+        grown = False
+        for name in list(used):
+            if name in lets:
+                new = set(_value_names(lets[name])) - used
+                if new:
+                    used |= new
+                    grown = True
+    return {n for n in lets if n not in used}
+
+
+def _names(e):
+    if isinstance(e, ir.Name):
+        yield e
+    elif dataclasses.is_dataclass(e):
+        for f in dataclasses.fields(e):
+            v = getattr(e, f.name)
+            for c in (v if isinstance(v, tuple) else (v,)):
+                if dataclasses.is_dataclass(c) and not isinstance(c, ir.Loc):
+                    yield from _names(c)
+
+
+def _walk(body):
+    for s in body:
+        yield s
+        if isinstance(s, ir.For):
+            yield from _walk(s.body)
+        elif isinstance(s, ir.If):
+            yield from _walk(s.then)
+            yield from _walk(s.orelse)
+
+
+# ---- the base target: its latencies and its lane ----------------------------------------------------
+
+@dataclass
+class Latencies:
+    """Cycles the base ISA charges per operator (the widest instruction doing only that operator) and
+    per reduction-tree level (its reduction instruction of that kind)."""
+    elem: dict[str, tuple[int, str]]  # key (add/mul/fma/div/sqrt/exp/recip/...) -> (cycles, from mnemonic)
+    trees: dict[str, tuple[Fraction, str]]  # "add"/"mul"/"compare" -> (cycles per level, from mnemonic)
+
+    @staticmethod
+    def key(o: Operator) -> str:
+        return o.op if o.kind == "exp" else o.area_kind
+
+    def of(self, o: Operator) -> int:
+        if o.kind in ("select", "convert"):
+            return 0  # absorbed in the producing operator's cycle (the base rounds to bf16 in every op)
+        return self.cycles(self.key(o))
+
+    def cycles(self, key: str) -> int:
+        if key in self.elem:
+            return self.elem[key][0]
+        fallback = {"compare": ["add"], "fma": ["mul", "add"], "div": ["recip", "mul"], "sqrt": ["recip"],
+                    "recip": ["exp"], "log": ["exp"], "tanh": ["exp"], "erf": ["exp"]}.get(key)
+        if fallback is None:
+            return 1
+        return sum(self.cycles(k) for k in fallback)
+
+    def tree(self, o: Operator, depth: int) -> int:
+        k = o.area_kind
+        if k in self.trees:
+            return math.ceil(self.trees[k][0] * depth)
+        return depth * self.of(o)
+
+    def source(self, key: str) -> str:
+        return self.elem[key][1] if key in self.elem else "fallback"
+
+
+@dataclass
+class BaseModel:
+    latencies: Latencies
+    lane: dict[Operator, int]  # the operators of one lane of the base's vector instructions
+    lanes: int  # how many lanes
+
+    @property
+    def lane_area(self) -> float:
+        return sum(o.area() * n for o, n in self.lane.items()) or operator_area("add", True, 32)
+
+
+_BASE_CACHE: dict[int, tuple[Spec, BaseModel]] = {}  # keeps the spec alive, so its id is not reused
+
+
+def base_model(base: Spec) -> BaseModel:
+    """Latencies and lane of the base target, from its own instructions' semantics and cycles."""
+    hit = _BASE_CACHE.get(id(base))
+    if hit is not None and hit[0] is base:
+        return hit[1]
+    analyses = {}
+    for name, ins in base.instructions.items():
+        cyc = _declared(base, ins.insn)
+        if cyc is None or ins.insn.unit == "dma":
+            continue
+        try:
+            analyses[name] = (_Analysis(base, name).run(), cyc)
+        except Exception:
+            continue
+    # the lane: the most common width of the element-wise loops (PLENA: VLEN)
+    widths = Counter(a.loop_lanes for a, _ in analyses.values() if a.loop_lanes > 1 and a.elementwise)
+    lanes = widths.most_common(1)[0][0] if widths else 1
+    elem: dict[str, tuple[int, str]] = {}  # key -> (cycles, mnemonic)
+    tree: dict[str, tuple[Fraction, str]] = {}
+    for name, (a, cyc) in analyses.items():
+        keys = {Latencies.key(o) for o in a.elementwise if o.kind not in ("select", "convert")}
+        trees = list(a.tree_ops)
+        if len(a.reductions) == 1 and a.reductions[0].count == 1 and a.reductions[0].op != "loop" \
+                and len(trees) == 1 and a.reductions[0].depth:
+            # one reduction over one row: the instruction's cycles are its tree's (and the final accumulate's)
+            k = trees[0].area_kind
+            level = Fraction(cyc, a.reductions[0].depth)
+            if k not in tree or level < tree[k][0]:
+                tree[k] = (level, name)
+        elif not a.reductions and len(keys) == 1 and a.loop_lanes == lanes:
+            # one kind of operator in every lane: the instruction's cycles are that operator's latency
+            k = keys.pop()
+            if k not in elem or cyc < elem[k][0]:
+                elem[k] = (cyc, name)
+    lat = Latencies(elem, tree)
+    # a lane holds, per operator, the most any one element-wise instruction of that width uses per
+    # element (instructions run one at a time and share units)
+    by_kind: dict[tuple, tuple[Operator, int]] = {}
+    for a, _ in analyses.values():
+        if a.loop_lanes != lanes or a.reductions:
+            continue
+        for o, n in a.elementwise.items():
+            per = n // lanes
+            if per and o.kind not in ("select", "convert"):
+                k = (o.area_kind, o.type)
+                if k not in by_kind or per > by_kind[k][1]:
+                    by_kind[k] = (Operator(o.kind if o.kind != "exp" else "exp", o.op if o.kind != "exp" else "exp",
+                                           o.type, o.width, o.is_float), per)
+    lane = {o: n for o, n in by_kind.values()}
+    model = BaseModel(lat, lane, lanes)
+    if len(_BASE_CACHE) > 16:
+        _BASE_CACHE.clear()
+    _BASE_CACHE[id(base)] = (base, model)
+    return model
+
+
+def _declared(spec: Spec, insn: ir.Instruction) -> Optional[int]:
+    e = insn.latency if insn.latency is not None else insn.cycles
+    if e is None:
+        return 1
+    try:
+        return int(spec.params_eval(e))
+    except Exception:
+        return None
+
+
+# ---- the entry points -------------------------------------------------------------------------------
+
+def estimate(base: Spec, overlay: Spec, mnemonic: str) -> HwCost:
+    """The datapath, area and minimum latency of instruction `mnemonic` of `overlay` (which extends `base`)."""
+    model = base_model(base)
+    a = _Analysis(overlay, mnemonic, model.latencies).run()
+    ops = {k: 0 for k in KINDS}
+    for o, n in a.ops.items():
+        ops[o.kind] += n
+    per_lane = {k: v / a.lanes for k, v in ops.items()}
+    area = sum(o.area() * n for o, n in a.ops.items())
+    ports: dict[str, Port] = {}
+    for table, attr in ((a.reads, "read"), (a.writes, "write")):
+        for (name, _), n in table.items():
+            p = ports.setdefault(name, Port())
+            setattr(p, attr, getattr(p, attr) + n)
+    new = _new_state(base, overlay)
+    touched = {n: b for n, b in new.items() if n in ports}
+    path = a.finish[1]
+    return HwCost(
+        mnemonic=mnemonic, base=base.isa.name, ops=ops, operators=dict(a.ops), lanes=a.lanes, per_lane=per_lane,
+        reductions=a.reductions, reduction_depth=max((r.depth for r in a.reductions), default=0),
+        state_bits=sum(touched.values()), new_state=touched, memory_ports=ports, area_um2=area,
+        base_lane_um2=model.lane_area, base_lane={f"{o.area_kind} {o.type}": n for o, n in model.lane.items()},
+        base_lanes=model.lanes, added_area=area / model.lane_area, min_latency=max(1, a.finish[0]),
+        declared=_declared(overlay, overlay.instructions[mnemonic].insn), path=path)
+
+
+def _new_state(base: Spec, overlay: Spec) -> dict[str, int]:
+    out = {}
+    for r in overlay.isa.regfiles:
+        if r.name not in base.types:
+            out[r.name] = overlay.params_eval(r.count) * overlay.types[r.name].bits
+    for s in overlay.isa.states:
+        if s.name not in base.types:
+            out[s.name] = math.prod(overlay.params_eval(d) for d in s.dims) * _bits(overlay.types[s.name])
+    for m in overlay.isa.memories:
+        if m.name not in base.types:
+            out[m.name] = overlay.params_eval(m.size) * _bits(overlay.types[m.name])
+    return out
+
+
+def _bits(t) -> int:
+    while isinstance(t, VecT):
+        t = t.elem
+    return t.bits
+
+
+def load_proposal(base_path: Path, proposal: str, tag: str = "hw") -> tuple[Spec, Spec]:
+    """(base, overlay) for a proposal as `kcgen propose` takes it (blocks without an `isa` header), or
+    for a whole overlay file's text (with its header). Nothing is written."""
+    from isadl.parser import parse_proposal
+    base_path = Path(base_path)
+    base = isadl.load(base_path)
+    name = f"{base.isa.name}_{tag}"
+    if any(line.lstrip().startswith("isa ") for line in proposal.splitlines()):
+        text = proposal
+    else:  # a list of items (the proposal grammar rule) first, so the header below cannot be escaped
+        parse_proposal(proposal, "proposal.isa", name, base.isa.name)
+        text = f"isa {name} extends {base.isa.name} {{\n{proposal.rstrip()}\n}}\n"
+    overlay = isadl.load_text(text, str(base_path.parent / f"{name}.isa"))
+    return base, overlay
+
+
+def estimate_proposal(base_path: Path, proposal: str, tag: str = "hw") -> list[HwCost]:
+    """The cost of every instruction the proposal adds, in the order it declares them."""
+    base, overlay = load_proposal(base_path, proposal, tag)
+    return [estimate(base, overlay, n) for n in overlay.instructions if n not in base.instructions]
