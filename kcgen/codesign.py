@@ -150,6 +150,13 @@ def propose(base_path: Path, proposal: str, workdir: Path, tag: Optional[str] = 
             continue
         floor = work.floor(rates)
         verdict.floors[name] = floor
+        cap = work_cap(spec)
+        if work.operations > cap:
+            verdict.reasons.append(
+                f"{where}: error: instruction {name} does up to {work.operations} element operations, more than the "
+                f"cap of {cap} one instruction may do ({WORK_CAP_FACTOR} x the {cap // WORK_CAP_FACTOR} elements of "
+                "the machine's memories, register files and state): split the work over instructions")
+            continue
         if insn.cycles is not None and "cycles" not in costs:
             continue  # already rejected with its reason
         declared = costs["cycles"][0] if insn.cycles is not None else 1
@@ -528,6 +535,18 @@ class Unbounded(Exception):
     pass
 
 
+WORK_CAP_FACTOR = 16  # one instruction may touch every element of the machine this many times, no more
+
+
+def work_cap(spec: Spec) -> int:
+    """The most element operations one instruction may do: WORK_CAP_FACTOR times the elements of every
+    memory, register file and state item (an instruction doing more is a program, and a hang: the
+    step budget counts instructions, not the work inside one)."""
+    total = sum(int(spec.params_eval(m.size)) for m in spec.isa.memories)
+    total += sum(int(spec.params_eval(rf.count)) for rf in spec.isa.regfiles)
+    return WORK_CAP_FACTOR * max(total, 1)
+
+
 class Work:
     """The work an instruction's semantics do: element operations, multiply-accumulates inside
     reductions, and bytes moved to or from off-chip memory."""
@@ -540,6 +559,13 @@ class Work:
         self.depth = 0  # levels of the deepest reduction: a tree over n terms is log2(n) deep
         self._offchip = None
         self._vars: set[str] = set()  # mutable locals declared so far (a loop updating one is a reduction)
+        self._functions = {f.name: f for f in spec.isa.functions}
+        self._inside: set[str] = set()  # the functions being inlined (a call chain)
+
+    @property
+    def operations(self) -> int:
+        """Element operations in all: element results, reduction terms, multiply-accumulates."""
+        return self.elem + self.mac
 
     def trips(self, lo: ir.Expr, hi: ir.Expr, what: str) -> int:
         """The most iterations: a bound known only at run time counts at its cap, min(x, LIMIT)."""
@@ -622,6 +648,10 @@ class Work:
             return
         if isinstance(e, (ir.Index, ir.Slice)):
             self.expr_index(e, times)
+        if isinstance(e, ir.Call) and e.func in self._functions and e.func not in self._inside:
+            self._inside.add(e.func)  # a helper function is inlined where it is called: its work is the caller's
+            self.expr(self._functions[e.func].body, times)
+            self._inside.discard(e.func)
         for child in vars(e).values():
             for c in (child if isinstance(child, tuple) else (child,)):
                 if isinstance(c, (ir.Num, ir.FloatLit, ir.Name, ir.Index, ir.Slice, ir.Call, ir.Reduce, ir.Unary,
