@@ -146,6 +146,7 @@ class HwCost:
     min_latency: int  # cycles, critical path at the base ISA's operator latencies
     declared: Optional[int]  # the instruction's `cycles` (or `latency` when it has one)
     path: list[str] = field(default_factory=list)  # the critical path, first operator first
+    issue_cycles: int = 1  # the cycles it keeps its unit: operators are shared over them (added_area)
 
     @property
     def too_fast(self) -> bool:
@@ -165,7 +166,8 @@ class HwCost:
                          f"{r.depth} levels")
         ports = "; ".join(f"{n} {p.read} read/{p.write} written" for n, p in self.memory_ports.items()) or "none"
         lines.append(f"  elements per instruction: {ports}; new state bits: {self.state_bits}")
-        lines.append(f"  area: {self.added_area:.2f} base lanes (one base lane = "
+        shared = f", operators shared over its {self.issue_cycles} cycles" if self.issue_cycles > 1 else ""
+        lines.append(f"  area: {self.added_area:.2f} base lanes{shared} (one base lane = "
                      f"{', '.join(f'{n} {k}' for k, n in self.base_lane.items())}; the vector unit has {self.base_lanes})")
         verdict = ""
         if self.declared is not None:
@@ -180,6 +182,7 @@ class HwCost:
                 "reductions": [dataclasses.asdict(r) for r in self.reductions], "state_bits": self.state_bits,
                 "memory_ports": {k: dataclasses.asdict(v) for k, v in self.memory_ports.items()},
                 "added_area": round(self.added_area, 3), "base_lanes": self.base_lanes,
+                "issue_cycles": self.issue_cycles,
                 "min_latency": self.min_latency, "declared": self.declared, "too_fast": self.too_fast}
 
 
@@ -738,6 +741,14 @@ def base_model(base: Spec) -> BaseModel:
     return model
 
 
+def _issue_cycles(spec: Spec, insn: ir.Instruction) -> int:
+    """The cycles the instruction keeps its unit (its `cycles`; 1 when not a constant)."""
+    try:
+        return max(1, int(spec.params_eval(insn.cycles))) if insn.cycles is not None else 1
+    except Exception:
+        return 1
+
+
 def _declared(spec: Spec, insn: ir.Instruction) -> Optional[int]:
     e = insn.latency if insn.latency is not None else insn.cycles
     if e is None:
@@ -758,7 +769,13 @@ def estimate(base: Spec, overlay: Spec, mnemonic: str) -> HwCost:
     for o, n in a.ops.items():
         ops[o.kind] += n
     per_lane = {k: v / a.lanes for k, v in ops.items()}
-    area = sum(o.area() * n for o, n in a.ops.items())
+    issue = _issue_cycles(overlay, overlay.instructions[mnemonic].insn)
+    # the least datapath that sustains the declared cost: an instruction that keeps its unit `issue`
+    # cycles may reuse each operator that many times (n operators of a kind: ceil(n / issue) units)
+    alike = Counter()  # operators of the same kind and size can stand in for one another
+    for o, n in a.ops.items():
+        alike[(o.area_kind, o.area())] += n
+    area = sum(unit * -(-n // issue) for (_, unit), n in alike.items())
     ports: dict[str, Port] = {}
     for table, attr in ((a.reads, "read"), (a.writes, "write")):
         for (name, _), n in table.items():
@@ -773,7 +790,7 @@ def estimate(base: Spec, overlay: Spec, mnemonic: str) -> HwCost:
         state_bits=sum(touched.values()), new_state=touched, memory_ports=ports, area_um2=area,
         base_lane_um2=model.lane_area, base_lane={f"{o.area_kind} {o.type}": n for o, n in model.lane.items()},
         base_lanes=model.lanes, added_area=area / model.lane_area, min_latency=max(1, a.finish[0]),
-        declared=_declared(overlay, overlay.instructions[mnemonic].insn), path=path)
+        declared=_declared(overlay, overlay.instructions[mnemonic].insn), path=path, issue_cycles=issue)
 
 
 def _new_state(base: Spec, overlay: Spec) -> dict[str, int]:

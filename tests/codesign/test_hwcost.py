@@ -85,10 +85,12 @@ def test_v_red_argmax_is_a_compare_tree(base):
     assert (tree.op, tree.terms, tree.operators, tree.depth) == ("argmax", 64, 63, 6)
     assert c.reduction_depth == 6 and c.lanes == 64
     # area: 64 bf16 compares (137 * 16/32 = 68.5 each) + 1 u32 add (137) + 63 selects of a 16-bit value
-    # and a 6-bit index (0.5 * 137 * 22/32 = 47.09) + 1 convert of 32 bits (2 * 137)
-    area = 64 * 68.5 + 137 + 63 * 0.5 * 137 * 22 / 32 + 2 * 137
-    assert c.added_area == pytest.approx(area / LANE)  # 0.98 of one base lane
-    assert round(c.added_area, 2) == 0.98
+    # and a 6-bit index (0.5 * 137 * 22/32 = 47.09) + 1 convert of 32 bits (2 * 137), each kind shared
+    # over the 8 cycles the instruction keeps its unit: 8 compares, 1 add, 8 selects, 1 convert
+    area = 8 * 68.5 + 137 + 8 * 0.5 * 137 * 22 / 32 + 2 * 137
+    assert c.issue_cycles == 8
+    assert c.added_area == pytest.approx(area / LANE)  # 0.17 of one base lane
+    assert round(c.added_area, 2) == 0.17
     # latency: the compare tree at V_RED_MAX's 4 cycles for 6 levels, then one compare (1 cycle):
     # 5, within the declared 2 + ARGMAX_LEVELS = 8
     assert c.min_latency == 5 and c.declared == 8 and not c.too_fast
@@ -122,6 +124,11 @@ def test_a_fused_gelu_needs_vlen_exp_units_and_vlen_dividers(tmp_path):
     assert c.added_area > 2 * c.base_lanes
     # critical path: mul 1, mul 1, fma 2, mul 1, exp 1, add 1, div 3 = 10 cycles > the declared 1
     assert c.min_latency == 10 and c.too_fast
+    # declared at 10 cycles, each operator may serve 10 lanes in turn: ceil(64 / 10) = 7 of each
+    # (ceil(192 / 10) = 20 of the 3 * 64 multiplies)
+    slow = gelu(tmp_path, cycles=10)
+    assert slow.added_area == pytest.approx((1360 * 7 + 1640 * 20 + (1640 + 1360) * 7 + 4920 * 7 + 6560 * 7) / LANE)
+    assert not slow.too_fast
     text = c.render()
     assert "64 exp/transcendental" in text and "64 div" in text and "BELOW the critical path" in text
 
