@@ -746,6 +746,10 @@ def codesign_cmd(target, task, model, config, out, max_turns, thinking, api_base
                + (f", speedup {result['speedup']:.2f}x" if result.get("speedup") else ""))
     click.echo(f"accepted: {', '.join(result['accepted']) or 'none'}; rejected: "
                + (", ".join(f"{r['mnemonic']} ({r['reason'][:80]})" for r in result['rejected']) or "none"))
+    if result.get("hw_cost"):  # what the speedup costs in silicon, beside it
+        click.echo(f"hardware: {result['added_area']:.2f} base lanes added, minimum latency "
+                   + ", ".join(f"{m} {c}" for m, c in result["min_latency"].items())
+                   + (f"; speedup per area {result['speedup_per_area']:.2f}" if result.get("speedup_per_area") else ""))
     click.echo(f"summary: {out / 'summary.json'}")
     sys.exit(0 if result.get("extended_cycles") else 1)
 

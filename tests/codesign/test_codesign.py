@@ -131,6 +131,7 @@ def test_offline_codesign_session_end_to_end(tmp_path, task, mnemonic):
     assert summary["min_latency"] == {mnemonic: cost["min_latency"]} and cost["min_latency"] <= cost["declared"]
     assert summary["speedup_per_area"] == pytest.approx(
         summary["speedup"] / ((cost["base_lanes"] + summary["added_area"]) / cost["base_lanes"]), rel=1e-2)
+    assert f"hardware: {summary['added_area']:.2f} base lanes added, minimum latency {mnemonic}" in out.output
     assert "co-design [scripted model]" in out.output
 
 
