@@ -636,3 +636,14 @@ def index_path(e: Expr) -> tuple[Expr, list[Expr]]:
         e = e.base
     path.reverse()
     return e, path
+
+
+def statements(body):
+    """Every statement of a semantics body, nested ones (loop and branch bodies) included, in order."""
+    for s in body:
+        yield s
+        if isinstance(s, For):
+            yield from statements(s.body)
+        elif isinstance(s, If):
+            yield from statements(s.then)
+            yield from statements(s.orelse)

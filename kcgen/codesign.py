@@ -596,7 +596,7 @@ class Work:
             if isinstance(s, ir.For):
                 n = self.trips(s.lo, s.hi, f"'for {s.var}'")
                 if n > 1 and any(isinstance(a, ir.Assign) and isinstance(a.target, ir.Name) and a.target.id in self._vars
-                                 for a in _walk(s.body)):
+                                 for a in ir.statements(s.body)):
                     self.depth = max(self.depth, math.ceil(math.log2(n)))  # carries a value across iterations
                 self.stmts(s.body, times * n)
             elif isinstance(s, ir.If):
@@ -671,14 +671,3 @@ class Work:
         if self.depth:
             parts.append(f"a reduction {self.depth} levels deep (a tree over its terms)")
         return ", ".join(parts)
-
-
-def _walk(body):
-    """Every statement in `body`, nested ones included."""
-    for s in body:
-        yield s
-        if isinstance(s, ir.For):
-            yield from _walk(s.body)
-        elif isinstance(s, ir.If):
-            yield from _walk(s.then)
-            yield from _walk(s.orelse)

@@ -320,7 +320,7 @@ class _Analysis:
             self._branches(lambda: self.stmts(s.then, times, inner), lambda: self.stmts(s.orelse, times, inner))
         elif isinstance(s, ir.For):
             n = self._trips(s.lo, s.hi)
-            carried = [a.target.id for a in _walk(s.body) if isinstance(a, ir.Assign)
+            carried = [a.target.id for a in ir.statements(s.body) if isinstance(a, ir.Assign)
                        and isinstance(a.target, ir.Name) and a.target.id in self.mutable]
             before = {v: self.ready.get(v, (0, [])) for v in carried}
             self._push(s.var, n)
@@ -590,9 +590,9 @@ def _value_names(e):
 def _address_lets(body) -> set[str]:
     """Lets whose values only ever address storage (`let src = gp[rs1]`): their arithmetic is address
     generation, not datapath."""
-    lets = {s.name: s.value for s in _walk(body) if isinstance(s, ir.Let)}
+    lets = {s.name: s.value for s in ir.statements(body) if isinstance(s, ir.Let)}
     used: set[str] = set()
-    for s in _walk(body):
+    for s in ir.statements(body):
         if isinstance(s, ir.Assign):
             used |= set(_value_names(s.value))
             if isinstance(s.target, ir.Name):
@@ -622,16 +622,6 @@ def _names(e):
             for c in (v if isinstance(v, tuple) else (v,)):
                 if dataclasses.is_dataclass(c) and not isinstance(c, ir.Loc):
                     yield from _names(c)
-
-
-def _walk(body):
-    for s in body:
-        yield s
-        if isinstance(s, ir.For):
-            yield from _walk(s.body)
-        elif isinstance(s, ir.If):
-            yield from _walk(s.then)
-            yield from _walk(s.orelse)
 
 
 # ---- the base target: its latencies and its lane ----------------------------------------------------
