@@ -119,23 +119,29 @@ def _syntax_error(path: str, text: str, exc: UnexpectedInput) -> Diagnostic:
 
 def parse_text(text: str, path: str = "<string>") -> tuple[ir.ISA, ...]:
     """Parse isadl source into unresolved ISAs (one per `isa` block). Raises IsaError."""
+    isas, _, reporter = _parse(text, path, "start")
+    reporter.raise_if_failed()
+    return tuple(isas)
+
+
+def _parse(text: str, path: str, start: str):
+    """(transformed tree, builder, reporter) of `text` from grammar rule `start`; syntax errors and
+    too-deep nesting raise IsaError, located."""
     reporter = Reporter({path: text})
     try:
-        tree = _lark().parse(text, start="start")
+        tree = _lark().parse(text, start=start)
     except UnexpectedInput as exc:
         raise IsaError([_syntax_error(path, text, exc)], {path: text}) from None
     builder = _Builder(path, reporter)
     try:
         with deep_recursion():
-            isas = builder.transform(tree)
+            return builder.transform(tree), builder, reporter
     except lark.exceptions.VisitError as exc:
         if isinstance(exc.orig_exc, RecursionError):
             raise too_deep(path, {path: text}) from None
         raise exc.orig_exc  # an internal error, not the user's
     except RecursionError:
         raise too_deep(path, {path: text}) from None
-    reporter.raise_if_failed()
-    return tuple(isas)
 
 
 # What a co-design proposal may declare: only additions (docs/codesign.md). Item kind -> what it is.
@@ -157,21 +163,7 @@ def parse_proposal(text: str, path: str, name: str, extends: str) -> ir.ISA:
     header, as the unresolved overlay `isa NAME extends EXTENDS`. Only items that add are admitted:
     `override param`, `timing` and the other items that change the base are located errors, so are
     syntax errors (`} isa x extends y {` is one). Raises IsaError."""
-    reporter = Reporter({path: text})
-    try:
-        tree = _lark().parse(text, start="proposal")
-    except UnexpectedInput as exc:
-        raise IsaError([_syntax_error(path, text, exc)], {path: text}) from None
-    builder = _Builder(path, reporter)
-    try:
-        with deep_recursion():
-            items = builder.transform(tree)
-    except lark.exceptions.VisitError as exc:
-        if isinstance(exc.orig_exc, RecursionError):
-            raise too_deep(path, {path: text}) from None
-        raise exc.orig_exc
-    except RecursionError:
-        raise too_deep(path, {path: text}) from None
+    items, builder, reporter = _parse(text, path, "proposal")
     kept = []
     for item in _Builder._flatten(items):
         kind, value, meta = item

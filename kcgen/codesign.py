@@ -568,28 +568,13 @@ class Work:
         return self.elem + self.mac
 
     def trips(self, lo: ir.Expr, hi: ir.Expr, what: str) -> int:
-        """The most iterations: a bound known only at run time counts at its cap, min(x, LIMIT)."""
-        def most(e) -> int:
-            try:
-                return int(self.spec.params_eval(e))
-            except Exception:
-                if isinstance(e, ir.Call) and e.func == "min":
-                    caps = [c for c in (self._const(a) for a in e.args) if c is not None]
-                    if caps:
-                        return min(caps)
-                raise Unbounded(f"the bounds of {what} must be constant expressions of the parameters, or "
-                                f"capped with min(..., LIMIT)") from None
-        try:
-            low = int(self.spec.params_eval(lo))
-        except Exception:
-            low = 0  # a start known only at run time: count from 0, the most iterations
-        return max(most(hi) - low, 0)
-
-    def _const(self, e) -> Optional[int]:
-        try:
-            return int(self.spec.params_eval(e))
-        except Exception:
-            return None
+        """The most iterations: a bound known only at run time counts at its cap, min(x, LIMIT); a start
+        known only at run time counts from 0."""
+        most = hwcost.loop_bound(self.spec, hi)
+        if most is None:
+            raise Unbounded(f"the bounds of {what} must be constant expressions of the parameters, or "
+                            f"capped with min(..., LIMIT)")
+        return max(most - (hwcost.const(self.spec, lo) or 0), 0)
 
     def stmts(self, body, times: int = 1) -> None:
         for s in body:

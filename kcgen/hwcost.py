@@ -353,23 +353,11 @@ class _Analysis:
         self.ops, self.elementwise = saved + (a | b), saved_e + (ae | be)
 
     def _trips(self, lo, hi) -> int:
-        def most(e):
-            try:
-                return int(self.spec.params_eval(e))
-            except Exception:
-                if isinstance(e, ir.Call) and e.func == "min":
-                    caps = [c for c in (self._const(a) for a in e.args) if c is not None]
-                    if caps:
-                        return min(caps)
-                return 1
-        low = self._const(lo) or 0
-        return max(most(hi) - low, 0)
+        most = loop_bound(self.spec, hi)
+        return max((1 if most is None else most) - (const(self.spec, lo) or 0), 0)
 
     def _const(self, e) -> Optional[int]:
-        try:
-            return int(self.spec.params_eval(e))
-        except Exception:
-            return None
+        return const(self.spec, e)
 
     def _access(self, table: dict, name: str, e: ir.Expr, times: int, elems: int = 1) -> None:
         """Distinct elements: the trips of the loop variables the access's index names, times the
@@ -729,6 +717,24 @@ def base_model(base: Spec) -> BaseModel:
         _BASE_CACHE.clear()
     _BASE_CACHE[id(base)] = (base, model)
     return model
+
+
+def const(spec: Spec, e: ir.Expr) -> Optional[int]:
+    """The value of an expression of the parameters, or None when it depends on the machine's state."""
+    try:
+        return int(spec.params_eval(e))
+    except Exception:
+        return None
+
+
+def loop_bound(spec: Spec, e: ir.Expr) -> Optional[int]:
+    """The largest value a loop bound takes: a constant of the parameters, or the cap of a bound
+    known only at run time written min(x, LIMIT); None when it has neither."""
+    value = const(spec, e)
+    if value is None and isinstance(e, ir.Call) and e.func == "min":
+        caps = [c for c in (const(spec, a) for a in e.args) if c is not None]
+        value = min(caps) if caps else None
+    return value
 
 
 def _issue_cycles(spec: Spec, insn: ir.Instruction) -> int:
