@@ -647,7 +647,8 @@ def _run_bench(cells, todo: int, rundir: Path, options, workers: int, executor: 
 @click.option("--compare", "compare", type=click.Path(file_okay=False, exists=True), default=None,
               help="Another run directory to show side by side.")
 def report_cmd(rundir, compare) -> None:
-    """Write RUNDIR/report.md, report.html, results.csv and PNG plots from RUNDIR/results.sqlite."""
+    """Write RUNDIR/report.md, report.html, results.csv and PNG plots from RUNDIR/results.sqlite, with a
+    co-design section for every `kcgen codesign` session under RUNDIR (its summary.json)."""
     from kcgen import bench, report
     try:
         rep = report.write(Path(rundir), Path(compare) if compare else None)

@@ -14,7 +14,8 @@ last overlay. Validation gives reasons an agent can act on:
 - its declared `cycles` are not below a floor derived from the work its semantics do: every
   element it writes and every term a reduction combines is at least one lane operation, over the
   target's elementwise rate; the multiply-accumulates (the terms of `sum(a * b)`) over its MAC
-  rate; bytes moved off chip over its bandwidth (tasks/roofline.yaml) — so a proposal cannot buy
+  rate; bytes moved off chip over its bandwidth (tasks/roofline.yaml); bytes read from or written to
+  each memory of the base over the best rate its own instructions move through that memory — so a proposal cannot buy
   speed with a free instruction. (Arithmetic inside one element's expression is not charged: a
   lane's datapath may fuse it. The floor is a lower bound; the doc text argues the real cost.)
 """
@@ -113,7 +114,7 @@ def propose(base_path: Path, proposal: str, workdir: Path, tag: Optional[str] = 
     verdict.mnemonics = new
     if not new:
         verdict.reasons.append("the proposal adds no instruction")
-    rates = _rates(root, spec)
+    rates = _rates(root, spec, _root_spec(root, base))
     hw_base = _root_spec(root, base)
     for name in new:
         insn = spec.instructions[name].insn
@@ -145,6 +146,7 @@ def propose(base_path: Path, proposal: str, workdir: Path, tag: Optional[str] = 
         try:
             work = Work(spec)
             work.stmts(insn.semantics)
+            work.memory = hwcost.memory_traffic(spec, name)
         except Unbounded as exc:
             verdict.reasons.append(f"{where}: instruction {name}: {exc}")
             continue
@@ -521,14 +523,44 @@ def _place(fl, value: int) -> tuple[int, int]:
     return mask, match
 
 
-def _rates(target: str, spec: Spec) -> dict[str, Fraction]:
-    """The target's best rates per cycle (tasks/roofline.yaml): elementwise, MAC, off-chip bytes."""
+def _rates(target: str, spec: Spec, base: Spec) -> dict:
+    """The target's best rates per cycle (tasks/roofline.yaml): elementwise, MAC, off-chip bytes; and
+    each of the base's memories' port rates (`ports`)."""
     from .roofline import _rate, _table
     peaks = _table().get(target) or {}
     params = dict(spec.params)
     best = lambda kind: max((_rate(v, params) for v in (peaks.get(kind) or {}).values()), default=Fraction(1))  # noqa: E731
-    return {"elem": best("elem"), "mac": best("mac"),
-            "bytes": _rate(peaks.get("bytes_per_cycle", 1 << 30), params), "offchip": peaks.get("offchip")}
+    bandwidth = _rate(peaks.get("bytes_per_cycle", 1 << 30), params)
+    every_memory = None if peaks.get("offchip") else bandwidth  # the roofline's bandwidth is every memory's
+    return {"elem": best("elem"), "mac": best("mac"), "bytes": bandwidth, "offchip": peaks.get("offchip"),
+            "ports": port_rates(base, every_memory)}
+
+
+_PORTS_CACHE: dict[int, tuple[Spec, dict]] = {}  # keeps the spec alive, so its id is not reused
+
+
+def port_rates(base: Spec, every_memory: Optional[Fraction] = None) -> dict[str, tuple[Fraction, Fraction]]:
+    """Bytes per cycle each memory of the base reads and writes at best: the most any of its instructions
+    with a constant cost moves (its bytes over its `cycles`; PLENA's vector SRAM: V_ADD_VV reads two
+    rows and writes one a cycle), or the roofline's bandwidth where that covers every memory (coral,
+    boom, amdnpu: their vector loads' costs depend on vl) when it is higher. A memory no instruction
+    reads (or writes) at a known rate has no rate that way, and is not charged."""
+    hit = _PORTS_CACHE.get(id(base))
+    if hit is None or hit[0] is not base:
+        best: dict[str, list[Fraction]] = {m.name: [Fraction(0), Fraction(0)] for m in base.isa.memories}
+        for name, ins in base.instructions.items():
+            cycles = hwcost.const(base, ins.insn.cycles) if ins.insn.cycles is not None else 1
+            if not cycles or cycles < 1:
+                continue
+            try:
+                traffic = hwcost.memory_traffic(base, name)
+            except Exception:
+                continue
+            for mem, moved in traffic.items():
+                for i in (0, 1):
+                    best[mem][i] = max(best[mem][i], Fraction(moved[i], cycles))
+        hit = _PORTS_CACHE[id(base)] = (base, best)
+    return {m: (max(r, every_memory or 0), max(w, every_memory or 0)) for m, (r, w) in hit[1].items()}
 
 
 class Unbounded(Exception):
@@ -557,6 +589,7 @@ class Work:
         self.mac = 0
         self.offchip_bytes = 0
         self.depth = 0  # levels of the deepest reduction: a tree over n terms is log2(n) deep
+        self.memory: dict[str, tuple[int, int]] = {}  # base memory -> bytes read, written (hwcost.memory_traffic)
         self._offchip = None
         self._vars: set[str] = set()  # mutable locals declared so far (a loop updating one is a reduction)
         self._functions = {f.name: f for f in spec.isa.functions}
@@ -645,7 +678,16 @@ class Work:
 
     def floor(self, rates: dict) -> int:
         return max(1, self.depth, math.ceil(max(Fraction(self.elem) / rates["elem"], Fraction(self.mac) / rates["mac"],
-                                                Fraction(self.offchip_bytes) / rates["bytes"])))
+                                                Fraction(self.offchip_bytes) / rates["bytes"],
+                                                *(moved / rate for moved, rate, _ in self._ports(rates)))))
+
+    def _ports(self, rates: dict):
+        """(bytes, bytes per cycle, what) of each direction of each base memory the instruction uses."""
+        for mem, moved in sorted(self.memory.items()):
+            for i, what in ((0, "read from"), (1, "written to")):
+                rate = rates.get("ports", {}).get(mem, (0, 0))[i]
+                if moved[i] and rate:
+                    yield Fraction(moved[i]), rate, f"{what} {mem}"
 
     def describe(self, rates: dict) -> str:
         parts = [f"{self.elem} element results and reduction terms at {float(rates['elem']):g} per cycle"]
@@ -653,6 +695,8 @@ class Work:
             parts.append(f"{self.mac} multiply-accumulates at {float(rates['mac']):g} per cycle")
         if self.offchip_bytes:
             parts.append(f"{self.offchip_bytes} off-chip bytes at {float(rates['bytes']):g} per cycle")
+        for moved, rate, what in self._ports(rates):
+            parts.append(f"{moved} bytes {what} at {float(rate):g} per cycle (its best port rate in the base)")
         if self.depth:
             parts.append(f"a reduction {self.depth} levels deep (a tree over its terms)")
         return ", ".join(parts)

@@ -30,7 +30,9 @@ Nothing here writes files or changes the co-design validator; kcgen.codesign cal
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -40,6 +42,7 @@ from typing import Optional
 import isadl
 from isadl import ir
 from isadl.check import Spec
+from isadl.params import evaluate
 from isadl.semantics import Checker, _Var
 from isadl.types import INT, FloatLitT, FloatT, IntLitT, IntT, Type, VecT
 
@@ -207,7 +210,8 @@ def speedup_per_area(speedup: float, added_area: float, base_lanes: int) -> floa
 class _Analysis:
     """One instruction's datapath: a walk of its semantics with types (isadl's own checker) and ready times."""
 
-    def __init__(self, spec: Spec, name: str, latencies: Optional["Latencies"] = None):
+    def __init__(self, spec: Spec, name: str, latencies: Optional["Latencies"] = None,
+                 state: Optional[dict[str, int]] = None):
         self.spec = spec
         self.insn = spec.instructions[name].insn
         ctx = dataclasses.replace(spec.context, error=lambda *a: None)
@@ -230,6 +234,10 @@ class _Analysis:
         self.tree_ops: Counter = Counter()  # the operators of reduction trees
         self.addresses: set[str] = set()
         self.loopvars: list[tuple[str, int]] = []  # enclosing loop and reduction variables, with their trips
+        self.bits: dict[str, int] = {}  # significant bits of integer lets, loop variables and inlined parameters
+        self.consts: dict[str, int] = dict(state or {})  # lets, inlined parameters (and state held) of constant value
+        self.deps: dict[str, set[str]] = {}  # let/parameter -> the names its value depends on (through lets)
+        self.callsites: list[int] = []  # the calls being inlined
 
     # -- helpers
     def type_of(self, e: ir.Expr) -> Optional[Type]:
@@ -265,6 +273,140 @@ class _Analysis:
     def _push(self, var: str, trips: int = 1) -> None:
         self.chk.scopes.append({var: _Var(INT, False, True, "loop variable")})
         self.loopvars.append((var, trips))
+        self.bits[var] = max(1, (trips - 1).bit_length())
+        self.deps.pop(var, None)
+        self.consts.pop(var, None)
+
+    # -- constants, dependences and significant bits (an int8 product held in an i32 is an 8x8 multiplier)
+    def _fold(self, e: ir.Expr) -> Optional[int]:
+        """The value of `e` when it is a constant: of the parameters, constant lets, inlined arguments
+        and the state the analysis holds fixed, through calls of the ISA's functions."""
+        if isinstance(e, ir.Num):
+            return e.value
+        if isinstance(e, ir.Name):
+            if e.id in self.consts:
+                return self.consts[e.id]
+            if self.chk.lookup_var(e.id) or e.id not in self.spec.params:
+                return None
+            return int(self.spec.params[e.id])
+        if isinstance(e, ir.Unary):
+            a = self._fold(e.operand)
+            return None if a is None else {"-": -a, "~": ~a, "!": int(not a)}[e.op]
+        if isinstance(e, ir.Cond):
+            c = self._fold(e.cond)
+            return None if c is None else self._fold(e.then if c else e.orelse)
+        if isinstance(e, ir.Binary):
+            a, b = self._fold(e.left), self._fold(e.right)
+            if a is None or b is None:
+                return None
+            try:
+                return int(evaluate(ir.Binary(e.op, ir.Num(a), ir.Num(b)), lambda n: 0))
+            except Exception:
+                return None
+        if isinstance(e, ir.Call):
+            if e.func in self.ctx.functions and not self.chk.lookup_var(e.func):
+                fn = self.ctx.functions[e.func]
+                args = [self._fold(a) for a in e.args]
+                if None in args:
+                    return None
+                saved = {p.name: self.consts.get(p.name) for p in fn.params}
+                self.consts.update({p.name: v for p, v in zip(fn.params, args)})
+                try:
+                    return self._fold(fn.body)
+                finally:
+                    for name, v in saved.items():
+                        (self.consts.__setitem__(name, v) if v is not None else self.consts.pop(name, None))
+            args = [self._fold(a) for a in e.args]
+            if None in args:
+                return None
+            if re.fullmatch(r"[ui](8|16|32|64)", e.func) and len(args) == 1:
+                return args[0]
+            if e.func in ("min", "max") and args:
+                return min(args) if e.func == "min" else max(args)
+        return None
+
+    def _depends(self, e: ir.Expr) -> set[str]:
+        """The names `e` uses, through the lets and parameters that stand for other expressions."""
+        out: set[str] = set()
+        for n in _names(e):
+            out.add(n.id)
+            out |= self.deps.get(n.id, set())
+        return out
+
+    def _bind(self, name: str, value: ir.Expr) -> None:
+        self.deps[name] = self._depends(value)
+        sig = self._sig(value)
+        (self.bits.__setitem__(name, sig) if sig is not None else self.bits.pop(name, None))
+        c = self._fold(value)
+        (self.consts.__setitem__(name, c) if c is not None else self.consts.pop(name, None))
+
+    def _sig(self, e: ir.Expr) -> Optional[int]:
+        """Bits an integer value can occupy (None: as many as its type): what sign/zero extension, masks,
+        shifts and narrow conversions leave of it, a product the sum of its factors' bits."""
+        c = self._fold(e)
+        if c is not None:
+            return max(1, abs(c).bit_length() + (c < 0))
+        if isinstance(e, ir.Name):
+            if e.id in self.bits:
+                return self.bits[e.id]
+            t = self.type_of(e)
+            return t.width if isinstance(t, IntT) else None
+        if isinstance(e, ir.Index):
+            t = self.type_of(e)
+            return t.width if isinstance(t, IntT) else None
+        if isinstance(e, ir.Slice):
+            hi, lo = self._fold(e.hi), self._fold(e.lo)
+            return hi - lo + 1 if hi is not None and lo is not None else None
+        if isinstance(e, ir.Cond):
+            c = self._fold(e.cond)
+            if c is not None:
+                return self._sig(e.then if c else e.orelse)
+            a, b = self._sig(e.then), self._sig(e.orelse)
+            return max(a, b) if a is not None and b is not None else None
+        if isinstance(e, ir.Binary):
+            a, b = self._sig(e.left), self._sig(e.right)
+            if e.op in ("<", "<=", ">", ">=", "==", "!=", "&&", "||"):
+                return 1
+            if e.op == "&":
+                known = [x for x in (a, b) if x is not None]
+                return min(known) if known else None
+            k = self._fold(e.right)
+            if e.op == ">>" and a is not None and k is not None:
+                return max(1, a - k)
+            if e.op == "<<" and a is not None and k is not None:
+                return a + k
+            if a is None or b is None:
+                return None
+            return {"*": a + b, "+": max(a, b) + 1, "-": max(a, b) + 1, "|": max(a, b), "^": max(a, b),
+                    "/": a, "%": b}.get(e.op)
+        if isinstance(e, ir.Call):
+            f = e.func
+            if f in self.ctx.functions:
+                fn = self.ctx.functions[f]
+                saved = {p.name: (self.bits.get(p.name), self.consts.get(p.name), self.deps.get(p.name))
+                         for p in fn.params}
+                for p, a in zip(fn.params, e.args):
+                    self._bind(p.name, a)
+                out = self._sig(fn.body)
+                self._restore(saved)
+                return out
+            target = self.ctx.resolve_type(ir.TypeRef(f)) if not self.chk.lookup_var(f) else None
+            if isinstance(target, IntT) and e.args:
+                inner = self._sig(e.args[0])
+                return min(target.width, inner) if inner is not None else target.width
+            if f in ("min", "max"):
+                sigs = [self._sig(a) for a in e.args]
+                return max(sigs) if None not in sigs else None
+        t = self.type_of(e)
+        return t.width if isinstance(t, IntT) else None
+
+    def _restore(self, saved: dict) -> None:
+        for name, values in saved.items():
+            for table, v in zip((self.bits, self.consts, self.deps), values):
+                if v is None:
+                    table.pop(name, None)
+                else:
+                    table[name] = v
 
     def _pop(self) -> None:
         self.chk.scopes.pop()
@@ -283,6 +425,10 @@ class _Analysis:
         self.chk.scopes.pop()
 
     def stmt(self, s, times: int, guard) -> None:
+        if isinstance(s, ir.Let):
+            self._bind(s.name, s.value)
+            if s.mutable:
+                self.consts.pop(s.name, None)
         if isinstance(s, ir.Let) and s.name in self.addresses:  # used only to address: not datapath
             try:
                 self.chk.let(s)
@@ -314,6 +460,8 @@ class _Analysis:
                     self._access(self.writes, root.id, s.target, times)
                     self.ready[root.id] = max(self.ready.get(root.id, (0, [])), done, key=lambda x: x[0])
             self.finish = max(self.finish, done, key=lambda x: x[0])
+        elif isinstance(s, ir.If) and self._fold(s.cond) is not None:  # decided by constants: one branch
+            self.stmts(s.then if self._fold(s.cond) else s.orelse, times, guard)
         elif isinstance(s, ir.If):
             c, d = self.expr(s.cond, times)
             inner = max(guard, c, key=lambda x: x[0]) if d else guard
@@ -362,9 +510,9 @@ class _Analysis:
     def _access(self, table: dict, name: str, e: ir.Expr, times: int, elems: int = 1) -> None:
         """Distinct elements: the trips of the loop variables the access's index names, times the
         elements of one access (a wide load)."""
-        used = {n.id for n in _names(e)}
+        used = self._depends(e)
         n = math.prod(trips for var, trips in self.loopvars if var in used)
-        key = (name, e)
+        key = (name, e, tuple(self.callsites))  # one function body read at two call sites is two reads
         table[key] = max(table.get(key, 0), n * elems)
 
     # -- expressions: (ready, is_data); ready = (cycle, path of operators)
@@ -402,8 +550,10 @@ class _Analysis:
                     ">": "add", ">=": "add", "==": "add", "!=": "add"}.get(e.op)
             if kind is None:  # logic, shifts: wiring and gates
                 return r, True
-            o = self.count(kind, e.op, self.operand_type(e.left, e.right), times)
+            o = self.count(kind, e.op, self._narrowed(self.operand_type(e.left, e.right), e), times)
             return self._after(r, o), True
+        if isinstance(e, ir.Cond) and self._fold(e.cond) is not None:  # decided by constants: one branch
+            return self.expr(e.then if self._fold(e.cond) else e.orelse, times)
         if isinstance(e, ir.Cond):
             c, dc = self.expr(e.cond, times)
             (rt, dt), (rf, df) = self.expr(e.then, times), self.expr(e.orelse, times)
@@ -418,6 +568,16 @@ class _Analysis:
             return self.call(e, times)
         return zero, False
 
+    def _narrowed(self, tinfo: tuple[str, int, bool], e: ir.Binary) -> tuple[str, int, bool]:
+        """An integer operator is as wide as its operands' significant bits (a multiplier: the wider factor)."""
+        if tinfo[2]:
+            return tinfo
+        a, b = self._sig(e.left), self._sig(e.right)
+        if a is None or b is None:
+            return tinfo
+        width = max(a, b) + (1 if e.op in "+-" else 0)
+        return (f"int{width}", width, False) if width < tinfo[1] else tinfo
+
     def _after(self, r, o: Operator):
         lat = self.latency(o)
         return (r[0] + lat, r[1] + [f"{o.op} {o.type} ({lat})"])
@@ -429,14 +589,20 @@ class _Analysis:
             fn = self.ctx.functions[f]
             args = [self.expr(a, times) for a in e.args]
             saved = {p.name: (self.ready.get(p.name), p.name in self.data) for p in fn.params}
+            bound = {p.name: (self.bits.get(p.name), self.consts.get(p.name), self.deps.get(p.name)) for p in fn.params}
+            for p, a in zip(fn.params, e.args):
+                self._bind(p.name, a)
             scope = {}
             for p, (r, d) in zip(fn.params, args):
                 self.ready[p.name] = r
                 (self.data.add if d else self.data.discard)(p.name)
                 scope[p.name] = _Var(self.ctx.resolve_type(p.type) or INT, False, False, "let")
             self.chk.scopes.append(scope)
+            self.callsites.append(id(e))
             out = self.expr(fn.body, times)
+            self.callsites.pop()
             self.chk.scopes.pop()
+            self._restore(bound)
             for name, (r, d) in saved.items():
                 if r is None:
                     self.ready.pop(name, None)
@@ -679,7 +845,7 @@ def base_model(base: Spec) -> BaseModel:
             continue
     # the lane: the most common width of the element-wise loops (PLENA: VLEN)
     widths = Counter(a.loop_lanes for a, _ in analyses.values() if a.loop_lanes > 1 and a.elementwise)
-    lanes = widths.most_common(1)[0][0] if widths else 1
+    width = widths.most_common(1)[0][0] if widths else 1
     elem: dict[str, tuple[int, str]] = {}  # key -> (cycles, mnemonic)
     tree: dict[str, tuple[Fraction, str]] = {}
     for name, (a, cyc) in analyses.items():
@@ -692,31 +858,94 @@ def base_model(base: Spec) -> BaseModel:
             level = Fraction(cyc, a.reductions[0].depth)
             if k not in tree or level < tree[k][0]:
                 tree[k] = (level, name)
-        elif not a.reductions and len(keys) == 1 and a.loop_lanes == lanes:
+        elif not a.reductions and len(keys) == 1 and a.loop_lanes == width:
             # one kind of operator in every lane: the instruction's cycles are that operator's latency
             k = keys.pop()
             if k not in elem or cyc < elem[k][0]:
                 elem[k] = (cyc, name)
     lat = Latencies(elem, tree)
-    # a lane holds, per operator, the most any one element-wise instruction of that width uses per
-    # element (instructions run one at a time and share units)
+    # a lane holds, per operator, the most any one element-wise instruction uses per element
+    # (instructions run one at a time and share units); the unit has as many lanes as the commonest
+    # element-wise instruction works on per cycle: its elements over the cycles it keeps its unit
+    samples = [s for s in (_lane_sample(base, name, ins.insn) for name, ins in base.instructions.items()
+                           if ins.insn.unit != "dma") if s is not None]
+    widths = Counter(per_cycle for _, per_cycle in samples)
+    lanes = widths.most_common(1)[0][0] if widths else 1
     by_kind: dict[tuple, tuple[Operator, int]] = {}
-    for a, _ in analyses.values():
-        if a.loop_lanes != lanes or a.reductions:
+    for a, per_cycle in samples:
+        if per_cycle != lanes:
             continue
         for o, n in a.elementwise.items():
-            per = n // lanes
+            per = n // a.loop_lanes
             if per and o.kind not in ("select", "convert"):
-                k = (o.area_kind, o.type)
-                if k not in by_kind or per > by_kind[k][1]:
-                    by_kind[k] = (Operator(o.kind if o.kind != "exp" else "exp", o.op if o.kind != "exp" else "exp",
-                                           o.type, o.width, o.is_float), per)
+                k = o.area_kind  # the largest unit of each kind serves the narrower uses of it too
+                if k not in by_kind or per * o.area() > by_kind[k][1] * by_kind[k][0].area():
+                    by_kind[k] = (o if o.kind != "exp" else dataclasses.replace(o, op="exp"), per)
     lane = {o: n for o, n in by_kind.values()}
     model = BaseModel(lat, lane, lanes)
     if len(_BASE_CACHE) > 16:
         _BASE_CACHE.clear()
     _BASE_CACHE[id(base)] = (base, model)
     return model
+
+
+STATE_CANDIDATES = (0, 1, 2, 4, 8, 16, 32, 64, 128)  # values tried for state a cost reads (coral's vtype: e8..e32)
+
+
+def _lane_sample(base: Spec, name: str, insn: ir.Instruction) -> Optional[tuple["_Analysis", int]]:
+    """(analysis, elements per cycle) of an element-wise instruction of the base, or None. An instruction
+    whose cost reads state (coral's vector instructions: vl and vtype) is taken at its widest: state that
+    bounds a loop as min(state, CAP) at CAP, other state at the candidate value giving the largest lane."""
+    cycles = insn.cycles
+    reads = sorted({n.id for n in _names(cycles)} - set(base.params)) if cycles is not None else []
+    caps = _state_caps(base, insn.semantics)
+    free = [n for n in reads if n not in caps]
+    if len(free) > 2:
+        return None
+    best = None
+    for values in itertools.product(STATE_CANDIDATES, repeat=len(free)):
+        state = {**{n: caps[n] for n in reads if n in caps}, **dict(zip(free, values))}
+        try:
+            a = _Analysis(base, name, state=state).run()
+            issue = int(evaluate(_uncast(cycles), lambda n: state[n.id] if n.id in state else base.params[n.id])) \
+                if cycles is not None else 1
+        except Exception:
+            continue
+        if a.loop_lanes <= 1 or not a.elementwise or a.reductions or issue < 1:
+            continue
+        area = sum(o.area() * n for o, n in a.elementwise.items()) / a.loop_lanes
+        if best is None or area > best[0]:
+            best = (area, a, max(1, a.loop_lanes // issue))
+    return (best[1], best[2]) if best else None
+
+
+def _uncast(e):
+    """`e` without its integer casts (u32(1) is 1): a cost expression's value where nothing wraps."""
+    if isinstance(e, ir.Call) and len(e.args) == 1 and re.fullmatch(r"[ui](8|16|32|64)", e.func):
+        return _uncast(e.args[0])
+    if dataclasses.is_dataclass(e) and not isinstance(e, ir.Loc):
+        changes = {}
+        for f in dataclasses.fields(e):
+            v = getattr(e, f.name)
+            if isinstance(v, tuple):
+                changes[f.name] = tuple(_uncast(c) for c in v)
+            elif dataclasses.is_dataclass(v) and not isinstance(v, ir.Loc):
+                changes[f.name] = _uncast(v)
+        return dataclasses.replace(e, **changes)
+    return e
+
+
+def _state_caps(spec: Spec, body) -> dict[str, int]:
+    """State that bounds a loop as min(state, CAP): its cap."""
+    caps: dict[str, int] = {}
+    for s in ir.statements(body):
+        if isinstance(s, ir.For) and isinstance(s.hi, ir.Call) and s.hi.func == "min":
+            names = [a.id for a in s.hi.args if isinstance(a, ir.Name) and a.id in spec.types]
+            cap = loop_bound(spec, s.hi)
+            for n in names:
+                if cap is not None:
+                    caps[n] = max(caps.get(n, 0), cap)
+    return caps
 
 
 def const(spec: Spec, e: ir.Expr) -> Optional[int]:
@@ -774,7 +1003,7 @@ def estimate(base: Spec, overlay: Spec, mnemonic: str) -> HwCost:
     area = sum(unit * -(-n // issue) for (_, unit), n in alike.items())
     ports: dict[str, Port] = {}
     for table, attr in ((a.reads, "read"), (a.writes, "write")):
-        for (name, _), n in table.items():
+        for (name, *_), n in table.items():
             p = ports.setdefault(name, Port())
             setattr(p, attr, getattr(p, attr) + n)
     new = _new_state(base, overlay)
@@ -787,6 +1016,19 @@ def estimate(base: Spec, overlay: Spec, mnemonic: str) -> HwCost:
         base_lane_um2=model.lane_area, base_lane={f"{o.area_kind} {o.type}": n for o, n in model.lane.items()},
         base_lanes=model.lanes, added_area=area / model.lane_area, min_latency=max(1, a.finish[0]),
         declared=_declared(overlay, overlay.instructions[mnemonic].insn), path=path, issue_cycles=issue)
+
+
+def memory_traffic(spec: Spec, mnemonic: str) -> dict[str, tuple[int, int]]:
+    """Bytes of each memory the instruction reads and writes at most (distinct elements, loops at their
+    caps, as `memory_ports` counts them), by memory name; register files and state are not memories."""
+    a = _Analysis(spec, mnemonic).run()
+    sizes = {m.name: max(_bits(spec.types[m.name]) // 8, 1) for m in spec.isa.memories}
+    out: dict[str, list[int]] = {}
+    for i, table in enumerate((a.reads, a.writes)):
+        for (name, *_), n in table.items():
+            if name in sizes:
+                out.setdefault(name, [0, 0])[i] += n * sizes[name]
+    return {k: (r, w) for k, (r, w) in out.items()}
 
 
 def _new_state(base: Spec, overlay: Spec) -> dict[str, int]:

@@ -276,26 +276,35 @@ class Report:
 
 
 def write(rundir: Path, compare: Optional[Path] = None) -> Report:
+    """The report of a bench run directory, with a co-design section for every `kcgen codesign` session
+    under it (its summary.json); a directory of co-design sessions alone gives that section alone."""
     rundir = Path(rundir)
     rows, unverified = verified_only([r for r in read_rows(rundir) if r["status"] in ("done", "error")])
-    if not rows:
-        raise FileNotFoundError(f"{rundir / 'results.sqlite'} holds no finished runs")
+    sessions = codesign_sessions(rundir)
+    if not rows and not sessions:
+        raise FileNotFoundError(f"{rundir / 'results.sqlite'} holds no finished runs (and {rundir} no co-design "
+                                f"session's summary.json)")
+    tables: list[Table] = []
     flagged = flagged_table(rows)
-    tables = success_tables(rows) + [fast_p_table(rows), flagged]
-    tables += per_config_tables(rows, "speedup", "Speedup over the baseline", lambda v: f"{v:.2f}x")
-    tables += per_config_tables(rows, "roofline_fraction", "Fraction of the roofline", lambda v: f"{100 * v:.0f}%")
-    tables.append(effort_table(rows))
-    b = buckets(rows)
-    tables.append(Table("Speedup buckets (cells)", ["model", ">= 2x", "1-2x", "< 1x", "failed"],
-                        [[m] + [str(v) for v in b[m].values()] for m in sorted(b)]))
+    if rows:
+        tables = success_tables(rows) + [fast_p_table(rows), flagged]
+        tables += per_config_tables(rows, "speedup", "Speedup over the baseline", lambda v: f"{v:.2f}x")
+        tables += per_config_tables(rows, "roofline_fraction", "Fraction of the roofline", lambda v: f"{100 * v:.0f}%")
+        tables.append(effort_table(rows))
+        b = buckets(rows)
+        tables.append(Table("Speedup buckets (cells)", ["model", ">= 2x", "1-2x", "< 1x", "failed"],
+                            [[m] + [str(v) for v in b[m].values()] for m in sorted(b)]))
+    if sessions:
+        tables.append(codesign_table(sessions))
     if compare is not None:
         other = _done(read_rows(Path(compare)))
         tables.append(_compare_table(rows, other, rundir, Path(compare)))
         tables.append(fast_p_table(other, f" ({Path(compare).name})"))
-    plots = _plots(rows, rundir)
-    scripted = any(r["scripted"] for r in rows)
+    plots = _plots(rows, rundir) if rows else []
+    scripted = any(r["scripted"] for r in rows) or any(s.get("scripted") for s in sessions)
     head = (f"# KernelCraft benchmark report: {rundir.name}\n\n{len(rows)} runs, "
-            f"{len({r['model'] for r in rows})} model(s), {len({r['target'] for r in rows})} target(s). "
+            f"{len({r['model'] for r in rows})} model(s), {len({r['target'] for r in rows})} target(s)"
+            + (f", {len(sessions)} co-design session(s)" if sessions else "") + ". "
             "A success is a verified one: the run's best kernel passed the final verification on fresh inputs "
             "(OS seeds the model never saw, every value profile)."
             + (f"\n\n**{unverified} run(s) recorded a success without a final verification (runs from before it "
@@ -315,13 +324,50 @@ def write(rundir: Path, compare: Optional[Path] = None) -> Report:
         names = [n for n, _ in COLUMNS]
         w.writerow(names)
         w.writerows([[r.get(n) for n in names] for r in rows])
-    overall = _overall_table(rows)
-    text = overall.text()
+    text = _overall_table(rows).text() if rows else ""
+    if sessions:
+        text += ("\n" if text else "") + codesign_table(sessions).text()
     if flagged.rows:
         text += f"\n{len(flagged.rows)} flagged result(s) for a human to look at: see the report"
     if unverified:
         text += f"\n{unverified} unverified success(es) (runs from before the final verification) counted as failures"
     return Report(md_path, html_path, csv_path, plots, text)
+
+
+def codesign_sessions(rundir: Path) -> list[dict]:
+    """The summary.json of every co-design session under `rundir` (kcgen codesign --out), by path."""
+    out = []
+    for path in sorted(Path(rundir).rglob("summary.json")):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict) and {"base_cycles", "extended_cycles", "accepted"} <= data.keys():
+            out.append({**data, "session": str(path.parent.relative_to(rundir)) or "."})
+    return out
+
+
+def codesign_table(sessions: list[dict]) -> Table:
+    """Per session: the cycles before and after, and what the accepted instructions cost in silicon
+    (kcgen.hwcost: area in lanes of the base target's vector unit, minimum latency from the critical path)."""
+    def num(v, fmt):
+        return fmt.format(v) if isinstance(v, (int, float)) else "-"
+    rows = []
+    for s in sessions:
+        lat = s.get("min_latency") or {}
+        declared = {m: c.get("declared") for m, c in (s.get("hw_cost") or {}).items()}
+        rows.append([s["session"], s.get("target", "?"), s.get("task", "?"), s.get("config", "?"), s.get("model", "?"),
+                     ", ".join(s.get("accepted") or []) or "none", str(len(s.get("rejected") or [])),
+                     num(s.get("base_cycles"), "{:,}"), num(s.get("extended_cycles"), "{:,}"),
+                     num(s.get("speedup"), "{:.2f}x"), num(s.get("added_area"), "{:.2f}"),
+                     ", ".join(f"{m} {v} (declared {declared.get(m, '?')})" for m, v in lat.items()) or "-",
+                     num(s.get("speedup_per_area"), "{:.2f}")])
+    return Table("Co-design sessions", ["session", "target", "task", "config", "model", "accepted", "rejected",
+                                        "base cycles", "extended cycles", "speedup", "added area (base lanes)",
+                                        "min latency (cycles)", "speedup per area"], rows,
+                 note="Added area is in lanes of the base target's vector unit, minimum latency the critical path "
+                      "of the new datapath (docs/codesign.md, 'Hardware cost model'); speedup per area above 1 pays "
+                      "for its silicon better than widening the base would.")
 
 
 def _overall_table(rows: list[dict]) -> Table:

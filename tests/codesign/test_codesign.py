@@ -133,6 +133,16 @@ def test_offline_codesign_session_end_to_end(tmp_path, task, mnemonic):
         summary["speedup"] / ((cost["base_lanes"] + summary["added_area"]) / cost["base_lanes"]), rel=1e-2)
     assert f"hardware: {summary['added_area']:.2f} base lanes added, minimum latency {mnemonic}" in out.output
     assert "co-design [scripted model]" in out.output
+    # the report shows the session: cycles, speedup and what the new hardware costs
+    from kcgen import report
+    r = report.write(tmp_path / "cd")
+    row = next(line for line in r.markdown.read_text().splitlines() if line.startswith("| . |"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[1:3] == ["plena", task] and cells[5] == mnemonic
+    assert cells[7:11] == [f"{summary['base_cycles']:,}", f"{summary['extended_cycles']:,}",
+                           f"{summary['speedup']:.2f}x", f"{summary['added_area']:.2f}"]
+    assert cells[11] == f"{mnemonic} {cost['min_latency']} (declared {cost['declared']})"
+    assert cells[12] == f"{summary['speedup_per_area']:.2f}" and "Co-design sessions" in r.summary
 
 
 def test_profile_finds_the_hot_loop_and_its_dependent_chains():

@@ -184,3 +184,36 @@ def test_propose_rejects_a_declared_cost_below_the_critical_path(tmp_path):
     ok = codesign.propose(PLENA, body.replace("CYCLES", "10"), work, build=False)
     assert not any("critical path" in r for r in ok.reasons), ok.reasons
     assert ok.hw["V_GELU_V"].ops["exp"] == 64 and ok.hw["V_GELU_V"].ops["div"] == 64
+
+
+CORAL = REPO / "targets" / "coral.isa"
+
+
+def test_coral_lane_is_its_vector_unit_at_sew_32():
+    """Coral's vector instructions cost one cycle per VLEN-bit group, by vl and vtype (state): taken at
+    their widest (SEW = 32, vl at its cap), a vmul over 128 elements keeps the unit 32 cycles, so the
+    unit works on VLEN / 32 = 4 lanes a cycle, each with a 32-bit multiplier (3495 um^2) among its
+    operators."""
+    model = hwcost.base_model(isadl.load(CORAL))
+    assert model.lanes == 128 // 32
+    kinds = {(o.area_kind, o.width): n for o, n in model.lane.items()}
+    assert kinds.get(("mul", 32)) == 1
+    assert model.lane_area >= 3495 + 137
+
+
+def test_vopacc4_is_sixteen_int8_multipliers():
+    """The coral case: 32 lanes (vl <= VLEN/4 at e8, m2) of four int8 x int8 products (sign-extended
+    bytes: 8-bit multipliers, 3495 * (8/32)^2 = 218.4 um^2 each), summed in a 17-bit then an 18-bit add
+    and accumulated in 32 bits, shared over its 8 cycles: 16 multipliers, 8 + 4 + 4 adders. The
+    multipliers are about one 32-bit multiplier's area (the classic 16 x 8x8 = 32x32 result)."""
+    text = (TASKS / "codesign" / "coral" / "gemm" / "extension.isa").read_text()
+    (c,) = hwcost.estimate_proposal(CORAL, text)
+    muls = {o: n for o, n in c.operators.items() if o.kind == "mul"}
+    assert [(o.width, n) for o, n in muls.items()] == [(8, 128)]
+    adds = sorted((o.width, n) for o, n in c.operators.items() if o.kind == "add")
+    assert adds == [(17, 64), (18, 32), (32, 32)]
+    area = 16 * 3495 * (8 / 32) ** 2 + 8 * 137 * 17 / 32 + 4 * 137 * 18 / 32 + 4 * 137
+    assert c.area_um2 == pytest.approx(area)
+    assert c.added_area == pytest.approx(area / hwcost.base_model(isadl.load(CORAL)).lane_area)
+    assert c.memory_ports["v"].read == 4 * 32  # four row groups of 32 int8
+    assert c.min_latency == 4 and c.declared == 11 and not c.too_fast
