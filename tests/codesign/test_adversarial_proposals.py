@@ -92,6 +92,15 @@ def test_latency_is_bounded_over_its_operands(tmp_path):
     (argmax(cycles="4 * (VLEN / 16) + (1 << 3) % 5"), "V_RED_ARGMAX gp1, gp2\n"),
     (VMAX, "V_MAX_VF gp1, gp0, f0\n"),
     (DLLM, "V_RED_ARGMAX f1, f2, gp0, 0\n"),
+    # test_floor's FP SRAM scan, at the floor its memory reads set (256 bf16 at one a cycle)
+    ("""instruction S_SUM_FP {
+  syntax "S_SUM_FP {rd:f}, {rs1:gp}"
+  encoding R(opcode=0x33, rd, rs1)
+  unit core; cycles 256
+  semantics { f[rd] = bf16(sum(k in 0..256: f32(fpsram[gp[rs1] + k]))) }
+  doc "Sums 256 entries of the FP SRAM."
+}
+""", "S_SUM_FP f1, gp0\n"),
 ])
 def test_the_validators_cycles_are_the_simulators(tmp_path, text, program):
     """Every accepted proposal of these tests and tasks/codesign: one instruction, run once on the

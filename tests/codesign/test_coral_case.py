@@ -90,6 +90,23 @@ def test_the_cost_is_honest(verdict, extended):
     assert extended.instructions[NAME].insn.unit == extended.instructions["VMACC_VX"].insn.unit
 
 
+def test_the_simulator_charges_the_validators_cycles(verdict, extended):
+    """A second, independent vopacc4.vx issues when the first frees the multiplier: the two-instruction
+    program takes exactly the validator's `cycles` more than the one-instruction program (the run
+    ends when the last result is written, `latency` after its issue)."""
+    from kcgen.sim.simulator import Simulator
+    from kcgen.target import build_target
+    setup = "li t0, 32\nvsetvli zero, t0, e8, m2, ta, ma\n"
+    cycles = []
+    for body in ("vopacc4.vx v0, a1, v16\n", "vopacc4.vx v0, a1, v16\nvopacc4.vx v8, a1, v16\n"):
+        sim = Simulator(extended, build_target(extended).built)
+        sim.load(Assembler(extended).assemble(setup + body, "two"))
+        run = sim.run(10)
+        assert run.status == "halted"
+        cycles.append(run.cycles)
+    assert cycles[1] - cycles[0] == verdict.cycles[NAME] == 8
+
+
 @pytest.mark.parametrize("machine", ["ref", "c"])
 def test_the_examples_pass(extended, machine):
     from kcgen.sim.examples import examples, run_example

@@ -66,33 +66,33 @@ instruction S_SUM_FP {
   unit core; cycles CYCLES
   semantics {
     let base = gp[rs1]
-    f[rd] = bf16(sum(k in 0..1024: f32(fpsram[base + k])))
+    f[rd] = bf16(sum(k in 0..256: f32(fpsram[base + k])))
   }
-  doc "Sums 1024 entries of the FP SRAM."
+  doc "Sums 256 entries of the FP SRAM."
 }
 """
 
 
 def test_the_floor_charges_memory_reads_at_the_bases_port_rate(tmp_path):
-    """1024 bf16 reads of the FP SRAM: as reduction terms they are 16 cycles at VLEN = 64 a cycle, but no
+    """256 bf16 reads of the FP SRAM: as reduction terms they are 4 cycles at VLEN = 64 a cycle, but no
     base instruction reads more than one fpsram element (2 bytes) a cycle (S_LD_FP), so they take at
-    least 2048 / 2 = 1024 cycles."""
+    least 512 / 2 = 256 cycles."""
     rates = codesign.port_rates(isadl.load(PLENA))
     assert rates["fpsram"] == (2, 2)  # S_LD_FP / S_ST_FP: one bf16 a cycle
-    v = rejected(tmp_path, FP_SCAN.replace("CYCLES", "16"), r"2048 bytes read from fpsram at 2 per cycle")
-    assert v.floors["S_SUM_FP"] == 1024
-    ok = codesign.propose(PLENA, FP_SCAN.replace("CYCLES", "1024"), tmp_path / "ok", build=False)
-    assert ok.floors["S_SUM_FP"] == 1024 and not any("floor" in r for r in ok.reasons), ok.reasons
+    v = rejected(tmp_path, FP_SCAN.replace("CYCLES", "4"), r"512 bytes read from fpsram at 2 per cycle")
+    assert v.floors["S_SUM_FP"] == 256
+    ok = codesign.propose(PLENA, FP_SCAN.replace("CYCLES", "256"), tmp_path / "ok", build=False)
+    assert ok.floors["S_SUM_FP"] == 256 and not any("floor" in r for r in ok.reasons), ok.reasons
 
 
 def test_a_let_cannot_hide_which_elements_are_read(tmp_path):
-    """The index names a let computed from the loop variable, not the variable itself: still 1024
+    """The index names a let computed from the loop variable, not the variable itself: still 256
     distinct elements."""
-    hidden = FP_SCAN.replace("f[rd] = bf16(sum(k in 0..1024: f32(fpsram[base + k])))",
-                             "var acc: f32 = 0.0\n    for k in 0..1024 { let a = base + k\n"
+    hidden = FP_SCAN.replace("f[rd] = bf16(sum(k in 0..256: f32(fpsram[base + k])))",
+                             "var acc: f32 = 0.0\n    for k in 0..256 { let a = base + k\n"
                              "      acc = acc + f32(fpsram[a]) }\n    f[rd] = bf16(acc)")
-    v = rejected(tmp_path, hidden.replace("CYCLES", "16"), r"2048 bytes read from fpsram")
-    assert v.floors["S_SUM_FP"] == 1024
+    v = rejected(tmp_path, hidden.replace("CYCLES", "4"), r"512 bytes read from fpsram")
+    assert v.floors["S_SUM_FP"] == 256
 
 
 def test_vector_sram_rates_come_from_plenas_vector_ops():
