@@ -371,12 +371,27 @@ class TimingProp:
 
 
 @dataclass(frozen=True)
+class Structure:
+    """A cache or a branch predictor of the timing model: its properties (`sets = 64`, `next = l2`)."""
+    kind: str  # cache | predictor
+    name: str
+    props: tuple[TimingProp, ...]
+    doc: str = ""
+    loc: Loc = _loc()
+
+    def get(self, name: str) -> Optional[Expr]:
+        return next((p.value for p in self.props if p.name == name), None)
+
+
+@dataclass(frozen=True)
 class Timing:
     model: str  # inorder | ooo | vliw
     units: tuple[Unit, ...]
     props: tuple[TimingProp, ...]
     doc: str = ""
     loc: Loc = _loc()
+    caches: tuple[Structure, ...] = ()
+    predictors: tuple[Structure, ...] = ()
 
 
 @dataclass(frozen=True)

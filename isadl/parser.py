@@ -533,15 +533,31 @@ class _Builder(Transformer):
     @v_args(meta=True)
     def timing(self, meta, c):
         model, *items = c
-        units, props, docs = [], [], []
+        units, props, docs, structures = [], [], [], []
         for item in self._flatten(items):
             if isinstance(item, ir.Unit):
                 units.append(item)
             elif isinstance(item, ir.TimingProp):
                 props.append(item)
+            elif isinstance(item, ir.Structure):
+                structures.append(item)
             else:
                 docs.append(item[1])
-        return ("timing", ir.Timing(str(model), tuple(units), tuple(props), "\n\n".join(docs), self.loc(model)), meta)
+        return ("timing", ir.Timing(str(model), tuple(units), tuple(props), "\n\n".join(docs), self.loc(model),
+                                    tuple(x for x in structures if x.kind == "cache"),
+                                    tuple(x for x in structures if x.kind == "predictor")), meta)
+
+    def _structure(self, kind: str, c) -> ir.Structure:
+        name, *items = c
+        props = [i for i in self._flatten(items) if isinstance(i, ir.TimingProp)]
+        docs = [i[1] for i in self._flatten(items) if not isinstance(i, ir.TimingProp)]
+        return ir.Structure(kind, str(name), tuple(props), "\n\n".join(docs), self.loc(name))
+
+    def cache(self, c):
+        return self._structure("cache", c)
+
+    def predictor(self, c):
+        return self._structure("predictor", c)
 
     def unit(self, c):
         name, *opts = c

@@ -322,6 +322,12 @@ def print_isa(isa: ir.ISA) -> str:
             out(f"unit {u.name}{opts}{_opt_doc(u.doc)}")
         for p in t.props:
             out(f"{p.name} = {expr(p.value)}")
+        for x in t.caches + t.predictors:
+            out.open(f"{x.kind} {x.name}")
+            for p in x.props:
+                out(f"{p.name} = {expr(p.value)}")
+            _doc(out, x.doc)
+            out.close()
         _doc(out, t.doc)
         out.close()
     if isa.dialect:

@@ -112,6 +112,7 @@ class Simulator:
         self._bind_timing("rob", self.meta["rob"])
         self._bind_timing("queue", max(sum(self.meta["unit_copies"]), 1) * 64)
         self._bind_timing("qhead", max(len(self.meta["units"]), 1))
+        self._tstate = self._bind_timing("tstate", self.meta.get("tstate", 1))
         self.program = None
         self._disasm = None
 
@@ -181,6 +182,19 @@ class Simulator:
         for arr in self._timing:
             arr[...] = 0
         self._timed_since_reset = True
+
+    def structure_stats(self) -> dict:
+        """Since the last reset: per cache its accesses and misses; the predictor's control transfers,
+        mispredictions and BTB misses (empty when the timing section declares none)."""
+        st = self.meta.get("structures") or {}
+        t = self._tstate
+        out = {"caches": {name: {"accesses": int(t[off]), "misses": int(t[off + 1])}
+                          for name, off in (st.get("caches") or {}).items()}}
+        if st.get("predictor") is not None:
+            off = st["predictor"]
+            out["predictor"] = {"branches": int(t[off + 2]), "mispredicts": int(t[off + 3]),
+                                "btb_misses": int(t[off + 4])}
+        return out
 
     def _memory_for(self, base: int, size: int) -> Optional[str]:
         for name, st in self.layout.stores.items():
