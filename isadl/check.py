@@ -30,10 +30,10 @@ TIMING_PROPS = {
 TIMING_REQUIRED = {"ooo": ("width", "rob")}
 # caches and branch predictors of a timing section: property -> (least value, or None for a name; must be a
 # power of two)
-CACHE_PROPS = {"sets": (1, True), "ways": (1, False), "line": (4, True), "latency": (0, False),
+CACHE_PROPS = {"sets": (1, True), "ways": (1, False), "line": (4, True), "hit_latency": (0, False),
                "next": (None, False), "memory_latency": (1, False), "mshrs": (1, False),
                "serves": (None, False), "storage": (None, False)}
-CACHE_REQUIRED = ("sets", "ways", "line", "latency")
+CACHE_REQUIRED = ("sets", "ways", "line", "hit_latency")
 CACHE_SERVES = ("data", "fetch")
 PREDICTOR_PROPS = {"entries": (2, True), "history": (0, False), "btb": (1, True), "ras": (1, False),
                    "link": (0, False), "btb_miss_penalty": (0, False)}
@@ -594,7 +594,8 @@ class _Check:
                 least, pow2 = known[p.name]
                 if least is None:
                     if not isinstance(p.value, ir.Name):
-                        self.error(p.loc, f"the {p.name} of {x.kind} {x.name} is a name")
+                        self.error(p.value.loc, f"the {p.name} of {x.kind} {x.name} is a name")
+                        values[p.name] = None
                         continue
                     values[p.name] = p.value.id
                     continue

@@ -120,6 +120,7 @@ class CGen:
         # registers reached through a computed index (vector register groups): tracked per instruction
         self.dyn_files, self.dyn_fns, self.dyn_insns = self._dynamic_registers()
         self.tstate: dict[str, tuple[int, int]] = {}  # timing scratch words (s->tstate): name -> (offset, size)
+        self.tstate_keep: list[tuple[int, int]] = []  # the ranges a warm reset keeps
         if self.dyn_files:  # per file, the registers read and written (bit masks) by the last tracked instruction
             self._tstate("trk", 2 * len(self.dyn_files))
         for f in self.dyn_files:
@@ -130,7 +131,7 @@ class CGen:
         self.dcache = next((c for c in self.caches if c.serves == "data"), None)
         self.icache = next((c for c in self.caches if c.serves == "fetch"), None)
         if self.icache is not None:
-            self._tstate("fetch_line", 1)  # the line of the last fetch (+ 1): a fetch in the same line hits
+            self._tstate("fetch_line", 1, keep=True)  # the line of the last fetch (+ 1): the same line hits
         self.cache_insns = self._memory_users(self.dcache.memory) if self.dcache else set()
         self._tmp = 0
         self._region = None  # the loops.Region being compiled (its fast version when _plan is set)
@@ -170,10 +171,13 @@ class CGen:
             return None
         return next((u for u in self.timing.units if u.name == insn.unit), None)
 
-    def _tstate(self, name: str, size: int) -> int:
-        """Reserve `size` words of timing scratch (cleared at reset); returns the offset."""
+    def _tstate(self, name: str, size: int, keep: bool = False) -> int:
+        """Reserve `size` words of timing scratch (cleared at reset; `keep`: not at a warm reset, which
+        keeps caches and predictor trained); returns the offset."""
         off = sum(n for _, n in self.tstate.values())
         self.tstate[name] = (off, size)
+        if keep:
+            self.tstate_keep.append((off, size))
         return off
 
     def _reg_file(self, name: str) -> Optional[str]:
@@ -1613,8 +1617,9 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
                 "poll_steps": self.poll_steps, "max_work": self.max_work, "max_work_unpolled": self.max_work_unpolled,
                 "polled": list(self.polled_insns),
                 "tstate": max(sum(n for _, n in self.tstate.values()), 1),
+                "tstate_keep": self.tstate_keep,
                 "structures": {"caches": {c.name: c.stats for c in self.caches},
-                               "predictor": self.predictor.state if self.predictor else None}}
+                               "predictor": self.predictor.stats if self.predictor else None}}
 
     def _static_busy(self, name: str) -> list[int]:
         unit = self.encs[name].insn.insn.unit

@@ -171,9 +171,11 @@ class Simulator:
         abi.apply(self.spec, self.arrays, program)  # the kernel ABI's start state (stack, return address)
         self.reset(program.entry)
 
-    def reset(self, pc: int) -> None:
-        """Start over at pc: counters and timing cleared, storage kept."""
+    def reset(self, pc: int, warm: bool = False) -> None:
+        """Start over at pc: counters and timing cleared, storage kept. `warm`: the caches and the branch
+        predictor keep what they hold (a microbenchmark's second run measures the steady state)."""
         s = self.s
+        kept = [(off, self._tstate[off:off + n].copy()) for off, n in self.meta.get("tstate_keep", [])] if warm else []
         s.pc = pc
         s.cycles = s.instret = s.now = s.horizon = s.nissued = 0
         s.t_dispatched = s.t_retire = s.t_retired = 0
@@ -181,6 +183,8 @@ class Simulator:
         s.trap.kind = 0
         for arr in self._timing:
             arr[...] = 0
+        for off, words in kept:
+            self._tstate[off:off + len(words)] = words
         self._timed_since_reset = True
 
     def structure_stats(self) -> dict:
@@ -192,8 +196,7 @@ class Simulator:
                           for name, off in (st.get("caches") or {}).items()}}
         if st.get("predictor") is not None:
             off = st["predictor"]
-            out["predictor"] = {"branches": int(t[off + 2]), "mispredicts": int(t[off + 3]),
-                                "btb_misses": int(t[off + 4])}
+            out["predictor"] = {"branches": int(t[off]), "mispredicts": int(t[off + 1]), "btb_misses": int(t[off + 2])}
         return out
 
     def _memory_for(self, base: int, size: int) -> Optional[str]:

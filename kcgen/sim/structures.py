@@ -49,13 +49,15 @@ class Predictor:
     link: int
     btb_miss_penalty: int
     counters: int = 0
-    state: int = 0  # global history, RAS top, last prediction kind, and the statistics (see below)
+    state: int = 0  # global history, RAS depth
+    stats: int = 0  # transfers, mispredicts, BTB misses
     btb_at: int = 0
     ras_at: int = 0
 
 
-# predictor state words after `state`: history, ras depth, branches, mispredicts, btb misses
-P_HIST, P_DEPTH, P_BRANCHES, P_MISSES, P_BTB_MISSES = range(5)
+# the predictor's words: after `state` its history and RAS depth, after `stats` its counters
+P_HIST, P_DEPTH = range(2)
+P_BRANCHES, P_MISSES, P_BTB_MISSES = range(3)
 
 
 def _value(spec: Spec, x: ir.Structure, name: str, default=None):
@@ -67,19 +69,20 @@ def _value(spec: Spec, x: ir.Structure, name: str, default=None):
     return int(spec.params_eval(e))
 
 
-def read(spec: Spec, reserve: Callable[[str, int], int]) -> tuple[list[Cache], Optional[Predictor], int]:
-    """The timing section's caches and predictor, their state reserved in tstate; and the word that
-    holds the current instruction's extra load latency (its data accesses' misses)."""
+def read(spec: Spec, reserve: Callable[..., int]) -> tuple[list[Cache], Optional[Predictor], int]:
+    """The timing section's caches and predictor, their state reserved in tstate (`keep`: contents a
+    warm reset keeps: tags, counters, targets; not statistics or cycle times); and the word that holds
+    the current instruction's extra load latency (its data accesses' misses)."""
     t = spec.isa.timing
     if t is None or t.model not in ("inorder", "ooo"):
         return [], None, -1
     caches = []
     for x in t.caches:
         c = Cache(x.name, _value(spec, x, "sets"), _value(spec, x, "ways"), _value(spec, x, "line"),
-                  _value(spec, x, "latency"), _value(spec, x, "next"), _value(spec, x, "memory_latency", 0),
+                  _value(spec, x, "hit_latency"), _value(spec, x, "next"), _value(spec, x, "memory_latency", 0),
                   _value(spec, x, "mshrs", 0), _value(spec, x, "serves"), _value(spec, x, "storage"))
-        c.tags = reserve(f"cache_{c.name}_tags", c.sets * c.ways)
-        c.lru = reserve(f"cache_{c.name}_lru", c.sets * c.ways)
+        c.tags = reserve(f"cache_{c.name}_tags", c.sets * c.ways, keep=True)
+        c.lru = reserve(f"cache_{c.name}_lru", c.sets * c.ways, keep=True)
         c.stats = reserve(f"cache_{c.name}_stats", 2)
         if c.mshrs:
             c.mshr = reserve(f"cache_{c.name}_mshr", c.mshrs)
@@ -89,12 +92,13 @@ def read(spec: Spec, reserve: Callable[[str, int], int]) -> tuple[list[Cache], O
         x = t.predictors[0]
         pred = Predictor(x.name, _value(spec, x, "entries"), _value(spec, x, "history", 0), _value(spec, x, "btb", 0),
                          _value(spec, x, "ras", 0), _value(spec, x, "link", 1), _value(spec, x, "btb_miss_penalty", 0))
-        pred.counters = reserve(f"predictor_{pred.name}_counters", 2 * pred.entries)  # gshare, then bimodal
-        pred.state = reserve(f"predictor_{pred.name}_state", 5)
-        pred.btb_at = reserve(f"predictor_{pred.name}_btb", 2 * pred.btb) if pred.btb else 0
-        pred.ras_at = reserve(f"predictor_{pred.name}_ras", pred.ras) if pred.ras else 0
+        pred.counters = reserve(f"predictor_{pred.name}_counters", 2 * pred.entries, keep=True)  # gshare, bimodal
+        pred.state = reserve(f"predictor_{pred.name}_state", 2, keep=True)
+        pred.stats = reserve(f"predictor_{pred.name}_stats", 3)
+        pred.btb_at = reserve(f"predictor_{pred.name}_btb", 2 * pred.btb, keep=True) if pred.btb else 0
+        pred.ras_at = reserve(f"predictor_{pred.name}_ras", pred.ras, keep=True) if pred.ras else 0
     extra = reserve("load_extra", 1) if caches else -1
-    reserve("tick", 1)
+    reserve("tick", 1, keep=True)
     return caches, pred, extra
 
 
@@ -170,7 +174,7 @@ def predictor_c(p: Predictor, penalty: int) -> list[str]:
         "   1 for a mispredict, else the fetch bubble of a taken transfer whose target the BTB did not hold. */",
         "static int64_t kc_predict(kc_s *restrict s, int kind, int call, int ret, int taken, uint64_t pc, uint64_t npc, "
         "uint64_t next_pc) {",
-        f"    s->tstate[{S + P_BRANCHES}]++;",
+        f"    s->tstate[{p.stats + P_BRANCHES}]++;",
         *btb,
         "    int miss = 0, bubble = 0;",
         "    if (kind == 1) {  /* counters are stored xor 2 (so 0, the reset value, is weakly taken); a gshare",
@@ -195,7 +199,7 @@ def predictor_c(p: Predictor, penalty: int) -> list[str]:
         "        miss = guess != npc;",
         *["    " + x for x in push],
         "    }",
-        f"    if (miss) {{ s->tstate[{S + P_MISSES}]++; return 1; }}",
-        f"    if (bubble) {{ s->tstate[{S + P_BTB_MISSES}]++; return -(int64_t){p.btb_miss_penalty}; }}",
+        f"    if (miss) {{ s->tstate[{p.stats + P_MISSES}]++; return 1; }}",
+        f"    if (bubble) {{ s->tstate[{p.stats + P_BTB_MISSES}]++; return -(int64_t){p.btb_miss_penalty}; }}",
         "    return 0;",
         "}"]

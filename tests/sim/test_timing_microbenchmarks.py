@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import isadl
 from kcgen.asm import Assembler
@@ -227,3 +228,32 @@ def test_boom_divider_exits_early(a, b, steps):
     program = "li a0, 0x80100000\nld a1, 0(a0)\nld a2, 8(a0)\ndiv a3, a1, a2\n"
     ram = {0x100000: a % (1 << 64), 0x100008: b % (1 << 64)}
     assert cycles("boom", program, ram) - cycles("boom", program, {0x100000: 1, 0x100008: 1}) == steps - 1
+
+
+# ---- the data cache against an independent model ---------------------------------------------------------
+
+def lru_misses(lines: list[int], sets: int, ways: int) -> int:
+    """Misses of a set-associative LRU cache over a stream of line numbers (the documented policy)."""
+    state: dict[int, list[int]] = {}
+    misses = 0
+    for ln in lines:
+        s = state.setdefault(ln % sets, [])
+        if ln in s:
+            s.remove(ln)
+        else:
+            misses += 1
+            if len(s) == ways:
+                s.pop(0)
+        s.append(ln)
+    return misses
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 11)), min_size=1, max_size=80))
+def test_boom_l1d_misses_match_an_lru_model(picks):
+    """Loads to lines that collide in a few sets (set s, tag t: line t * 64 + s): the L1D's misses are
+    those of a 64-set, 8-way LRU cache over the same line stream."""
+    lines = [t * 64 + s for s, t in picks]
+    body = "".join(f"li a1, {0x80100000 + 64 * ln}\nld t0, 0(a1)\n" for ln in lines)
+    _, stats = run("boom", body)
+    assert stats["caches"]["l1d"] == {"accesses": len(lines), "misses": lru_misses(lines, 64, 8)}
