@@ -96,6 +96,24 @@ def test_coral_mask_and_vl_are_dependencies():
     assert cycles("coral", E32M1 + after) - cycles("coral", E32M1 + before) == 1
 
 
+def test_coral_scalar_issue_width_and_the_one_multiplier():
+    # four scalar ALU instructions a cycle: 40 more independent addi take 10 more cycles
+    adds = "".join(f"addi x{5 + k % 24}, x{5 + k % 24}, 1\n" for k in range(8))
+    assert extra("coral", "", adds, 5) == 40 // 4
+    # one pipelined multiplier: independent muls one a cycle; a dependent chain pays MUL's latency 2
+    muls = "".join(f"mul x{5 + k % 8}, x20, x21\n" for k in range(8))
+    assert extra("coral", "", muls, 5) == 40
+    assert extra("coral", "", "mul x5, x5, x21\n", 20) == 20 * 2
+
+
+def test_coral_taken_branch_costs_its_penalty():
+    # addi; bnez (reads the addi's result: 1 cycle later); a taken branch restarts issue
+    # branch_penalty = 1 cycle after it: 2 cycles an iteration
+    def loop(n):
+        return f"li t1, {n}\nloop:\naddi t1, t1, -1\nbnez t1, loop\n"
+    assert cycles("coral", loop(200)) - cycles("coral", loop(100)) == 100 * 2
+
+
 # ---- boom: caches ---------------------------------------------------------------------------------------
 # The rule (targets/boom.isa, LargeBoom): L1D 64 sets x 8 ways of 64-byte lines, hit in LOAD_LAT = 4;
 # an L1 miss that hits the L2 (1024 sets x 8 ways) takes L2_LAT = 20; an L2 miss 100 more; at most
