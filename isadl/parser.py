@@ -784,12 +784,17 @@ class _Builder(Transformer):
                 kw["doc"].append(value)
             elif self._once(seen, kind, "hwloop", imeta):
                 kw[kind] = value
-                if kind in ("start", "end"):
+                if kind in ("start", "end", "registers"):
                     kw[kind + "_loc"] = self.loc(imeta)
-        for req in ("start", "end"):
-            if req not in kw:
-                self.reporter.error(self.loc(meta), f"hwloop needs '{req} INSTRUCTION'")
-                kw[req] = ""
+        if "registers" in kw:  # register-driven loops (count, start, end state items): no instruction pair
+            for req in ("start", "end"):
+                if req in kw:
+                    self.reporter.error(kw[req + "_loc"], f"hwloop: '{req} INSTRUCTION' and 'registers' exclude each other")
+        else:
+            for req in ("start", "end"):
+                if req not in kw:
+                    self.reporter.error(self.loc(meta), f"hwloop needs '{req} INSTRUCTION' (or 'registers COUNT, START, END')")
+                    kw[req] = ""
         kw["doc"] = "\n\n".join(kw["doc"])
         return ("hwloop", ir.HwLoop(**kw, loc=self.loc(meta)), meta)
 
@@ -804,6 +809,10 @@ class _Builder(Transformer):
     @v_args(meta=True)
     def hw_depth(self, meta, c):
         return ("depth", c[0], meta)
+
+    @v_args(meta=True)
+    def hw_registers(self, meta, c):
+        return ("registers", tuple(str(x) for x in c), c[0])
 
     @v_args(meta=True)
     def example(self, meta, c):

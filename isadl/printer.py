@@ -353,8 +353,11 @@ def print_isa(isa: ir.ISA) -> str:
     if isa.hwloop:
         h = isa.hwloop
         out.open("hwloop")
-        out(f"start {h.start}")
-        out(f"end {h.end}")
+        if h.registers:
+            out(f"registers {', '.join(h.registers)}")
+        else:
+            out(f"start {h.start}")
+            out(f"end {h.end}")
         if h.depth is not None:
             out(f"depth {expr(h.depth)}")
         _doc(out, h.doc)
