@@ -25,7 +25,7 @@ TIMING_PROPS = {
                 "clock_mhz"},
     "ooo": {"width", "rob", "lsq", "iq", "mispredict_penalty", "mem_latency", "load_ports", "store_ports",
             "clock_mhz", "fetch_width", "commit_width"},
-    "vliw": {"issue_width", "branch_delay", "delay_slots", "mem_latency", "load_latency", "clock_mhz"},
+    "vliw": {"issue_width", "branch_delay", "delay_slots", "exposed", "mem_latency", "load_latency", "clock_mhz"},
 }
 TIMING_REQUIRED = {"ooo": ("width", "rob")}
 MAX_REGS = 1 << 16

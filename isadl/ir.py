@@ -428,6 +428,7 @@ class Instruction:
     syntax_loc: Loc = _loc()
     unit_loc: Loc = _loc()
     slot_loc: Loc = _loc()
+    bypass: str = ""  # a forwarding path: to an instruction naming the same one, latency - 1 (docs/isadl.md 5.3)
 
 
 @dataclass(frozen=True)

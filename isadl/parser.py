@@ -590,7 +590,7 @@ class _Builder(Transformer):
             str(name), singles.get("syntax", ""), singles.get("encoding"), slot=singles.get("slot", ""),
             unit=singles.get("unit", ""), cycles=singles.get("cycles"), latency=singles.get("latency"),
             semantics=singles.get("semantics", ()), doc="\n\n".join(docs), examples=tuple(examples),
-            warnings=tuple(warns),
+            warnings=tuple(warns), bypass=singles.get("bypass", ""),
             loc=self.loc(name), syntax_loc=locs.get("syntax", ir.NOWHERE), unit_loc=locs.get("unit", ir.NOWHERE),
             slot_loc=locs.get("slot", ir.NOWHERE)), meta)
 
@@ -615,6 +615,10 @@ class _Builder(Transformer):
     @v_args(meta=True)
     def insn_unit(self, meta, c):
         return ("unit", str(c[0]), c[0])
+
+    @v_args(meta=True)
+    def insn_bypass(self, meta, c):
+        return ("bypass", str(c[0]), c[0])
 
     @v_args(meta=True)
     def cycles(self, meta, c):

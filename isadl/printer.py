@@ -202,6 +202,8 @@ def _instruction(out: _Out, i: ir.Instruction) -> None:
     for key in ("cycles", "latency"):
         if getattr(i, key) is not None:
             out(f"{key} {expr(getattr(i, key))}")
+    if i.bypass:
+        out(f"bypass {i.bypass}")
     if i.semantics:
         out.open("semantics")
         _block(out, i.semantics)

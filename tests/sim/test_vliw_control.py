@@ -84,13 +84,16 @@ def test_a_jump_in_the_delay_slots_of_another_traps():
     assert "delay slots" in rc.trap.message
 
 
-ZOL = """
+SETUP = """
     mov r1, #{count}
     setlc r1
     movxm r1, #body
     setls r1
     movxm r1, #last
     setle r1
+"""  # 6 bundles: lc = count, ls = body, le = last
+
+ZOL = SETUP + """
 body:
     add r2, r2, #1
 last:
@@ -116,13 +119,7 @@ def test_a_count_of_zero_runs_the_body_once():
 def test_a_jump_landing_after_the_loop_end_wins():
     # the jump's second delay slot is the loop end: it lands at `out`, no loop-back, lc stays 3;
     # 6 setup bundles, add, jnz, two slots, done = 11 cycles
-    rc, r, ref = run("""
-        mov r1, #3
-        setlc r1
-        movxm r1, #body
-        setls r1
-        movxm r1, #last
-        setle r1
+    rc, r, ref = run(SETUP.format(count=3) + """
     body:
         add r2, r2, #1
         jnz r1, #out
