@@ -60,9 +60,11 @@ class _Model:
         return ((rf.asm if rf is not None and rf.asm else file + "{n}")).replace("{n}", str(index))
 
 
-def stale_reads(spec: Spec, program, path: str, source: Optional[str] = None) -> list[Diagnostic]:
+def stale_reads(spec: Spec, program, path: str, source: Optional[str] = None,
+                limit: Optional[int] = MAX_WARNINGS) -> list[Diagnostic]:
     """Warnings for the reads of `program` that an exposed pipeline makes before the value is
-    written, located at the reading operation (`file:line:col: warning: ...`)."""
+    written, located at the reading operation (`file:line:col: warning: ...`); past `limit` of them
+    (None: no limit) one more that counts the rest."""
     m = _Model(spec)
     text = program.sections.get(".text")
     if text is None:
@@ -107,7 +109,7 @@ def stale_reads(spec: Spec, program, path: str, source: Optional[str] = None) ->
                                f"the old value (this simulator stalls): put {r - cycle} more bundle(s) between them")
                     if msg is None:
                         continue
-                    if len(out) < MAX_WARNINGS:
+                    if limit is None or len(out) < limit:
                         col = raw.find(mnem) + 1 if mnem in raw else 1
                         out.append(Diagnostic(ir.Loc(path, p.line, col), msg, "warning"))
                     else:

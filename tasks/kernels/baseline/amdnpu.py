@@ -271,6 +271,42 @@ def delay_slots(text: str) -> str:
     return "\n".join(out) + "\n"
 
 
+_WAIT = re.compile(r"on line (\d+) has latency .*put (\d+) more bundle")
+
+
+def wait_for_results(text: str, spec) -> str:
+    """The kernel `text` with `nop` bundles before each read that the AIE2 pipeline would make before
+    the value is written (it does not wait: targets/amdnpu.isa, deviation 5; the simulator would stall
+    there instead), as far as kcgen.sim.hazards sees them: in straight-line code. A read in a jump's
+    delay slots waits before the jump. Not fixed (the function leaves them): a read of a result from
+    across a label (a loop's previous iteration), a read in the same bundle as the write, and a read in
+    delay slots of a value written in the same delay slots."""
+    from kcgen.asm import Assembler
+    from kcgen.sim.hazards import stale_reads
+    asm = Assembler(spec)
+    for _ in range(64):
+        lines = text.splitlines()
+        waits: dict[int, int] = {}
+        for w in stale_reads(spec, asm.assemble(text, "kernel.s"), "kernel.s", text, limit=None):
+            m = _WAIT.search(w.message)
+            if m is None:
+                continue
+            at = w.loc.line - 1
+            while at > 0 and lines[at].rstrip().endswith(DS_TAG):
+                at -= 1  # the jump whose delay slot reads it
+            if at != w.loc.line - 1 and int(m.group(1)) - 1 >= at:
+                continue  # written in the same delay slots: nothing before the jump helps
+            waits[at] = max(waits.get(at, 0), int(m.group(2)))
+        if not waits:
+            break
+        out = []
+        for i, line in enumerate(lines):
+            out += ["    nop"] * waits.get(i, 0)
+            out.append(line)
+        text = "\n".join(out) + "\n"
+    return text
+
+
 def preserve(text: str, pack: bool = True) -> str:
     """The kernel `text` (.text ... done [.data ...]) with the callee-saved registers it writes renamed,
     held or spilled as described above. pack=True: the added lines are bundles already (template
@@ -1593,4 +1629,4 @@ def generate_raw(task, cfg, layout, spec):
 
 def generate(task, cfg, layout, spec):
     text = generate_raw(task, cfg, layout, spec)
-    return None if text is None else preserve(text)
+    return None if text is None else wait_for_results(preserve(text), spec)

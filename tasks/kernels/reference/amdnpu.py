@@ -1320,6 +1320,7 @@ def generate(task, cfg, layout, spec):
     gen = GENERATORS.get(task.name) or gen_scheduled(task.name)
     _TOP[0] = True
     try:
-        return gen(task, cfg, layout, spec)
+        text = gen(task, cfg, layout, spec)
     finally:
         _TOP[0] = False
+    return None if text is None else B.wait_for_results(text, spec)  # as the AIE2 pipeline needs (no interlock)
