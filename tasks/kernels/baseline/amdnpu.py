@@ -278,15 +278,17 @@ def wait_for_results(text: str, spec) -> str:
     """The kernel `text` with `nop` bundles before each read that the AIE2 pipeline would make before
     the value is written (it does not wait: targets/amdnpu.isa, deviation 5; the simulator would stall
     there instead), as far as kcgen.sim.hazards sees them: in straight-line code. A read in a jump's
-    delay slots waits before the jump. Not fixed (the function leaves them): a read of a result from
-    across a label (a loop's previous iteration), a read in the same bundle as the write, and a read in
-    delay slots of a value written in the same delay slots."""
+    delay slots waits before the jump; when the value is written in the same delay slots, the lines
+    delay_slots() moved there up to the reader go back before the jump (nops take their slots), and the
+    read waits there. Not fixed: a read of a result from across a label (a loop's previous
+    iteration) and a read in the same bundle as the write."""
     from kcgen.asm import Assembler
     from kcgen.sim.hazards import stale_reads
     asm = Assembler(spec)
     for _ in range(64):
         lines = text.splitlines()
         waits: dict[int, int] = {}
+        unfill: dict[int, int] = {}  # jump line -> how many of its delay-slot lines go back before it
         for w in stale_reads(spec, asm.assemble(text, "kernel.s"), "kernel.s", text, limit=None):
             m = _WAIT.search(w.message)
             if m is None:
@@ -294,15 +296,28 @@ def wait_for_results(text: str, spec) -> str:
             at = w.loc.line - 1
             while at > 0 and lines[at].rstrip().endswith(DS_TAG):
                 at -= 1  # the jump whose delay slot reads it
-            if at != w.loc.line - 1 and int(m.group(1)) - 1 >= at:
-                continue  # written in the same delay slots: nothing before the jump helps
+            if at != w.loc.line - 1 and int(m.group(1)) - 1 > at:
+                unfill[at] = max(unfill.get(at, 0), w.loc.line - 1 - at)  # written in the same delay slots
+                continue
             waits[at] = max(waits.get(at, 0), int(m.group(2)))
-        if not waits:
+        if not waits and not unfill:
             break
-        out = []
-        for i, line in enumerate(lines):
+        out: list[str] = []
+        i = 0
+        while i < len(lines):
+            if i in unfill:  # moved work first (it precedes the nops in a filled block), then the jump
+                back = [l[:l.rindex(DS_TAG)].rstrip() for l in lines[i + 1:i + 1 + unfill[i]]]
+                if any(re.split(r"//", l)[0].strip() == "nop" for l in back):
+                    out.append(lines[i])  # not work delay_slots() moved: leave it
+                    i += 1
+                    continue
+                out += back + [lines[i]] + lines[i + 1 + unfill[i]:i + 1 + DELAY_SLOTS]
+                out += [f"    nop {DS_TAG}"] * unfill[i]
+                i += 1 + DELAY_SLOTS
+                continue
             out += ["    nop"] * waits.get(i, 0)
-            out.append(line)
+            out.append(lines[i])
+            i += 1
         text = "\n".join(out) + "\n"
     return text
 
