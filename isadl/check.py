@@ -25,7 +25,7 @@ TIMING_PROPS = {
                 "clock_mhz"},
     "ooo": {"width", "rob", "lsq", "iq", "mispredict_penalty", "mem_latency", "load_ports", "store_ports",
             "clock_mhz", "fetch_width", "commit_width"},
-    "vliw": {"issue_width", "branch_delay", "mem_latency", "load_latency", "clock_mhz"},
+    "vliw": {"issue_width", "branch_delay", "delay_slots", "exposed", "mem_latency", "load_latency", "clock_mhz"},
 }
 TIMING_REQUIRED = {"ooo": ("width", "rob")}
 # caches and branch predictors of a timing section: property -> (least value, or None for a name; must be a
@@ -1100,6 +1100,13 @@ class _Check:
                                   f"{did_you_mean(name, [i.name for i in self.isa.instructions])}")
         if h.depth is not None:
             self.const(h.depth, "the hardware loop depth", 1)
+        for what, name in zip(("count", "start", "end"), h.registers):
+            st = next((x for x in self.isa.states if x.name == name), None)
+            if st is None or st.dims:
+                self.error(h.registers_loc, f"hwloop registers: the loop {what} '{name}' must be a scalar state item"
+                                            f"{did_you_mean(name, [x.name for x in self.isa.states])}")
+        if h.registers and (self.isa.timing is None or self.isa.timing.model != "vliw"):
+            self.error(h.registers_loc, "hwloop registers: register-driven loops need 'timing vliw' (the loop-back follows a bundle)")
 
     def example(self, ex: ir.Example, operands) -> None:
         if not ex.code.strip():

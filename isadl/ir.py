@@ -443,6 +443,7 @@ class Instruction:
     syntax_loc: Loc = _loc()
     unit_loc: Loc = _loc()
     slot_loc: Loc = _loc()
+    bypass: str = ""  # a forwarding path: to an instruction naming the same one, latency - 1 (docs/isadl.md 5.3)
 
 
 @dataclass(frozen=True)
@@ -573,13 +574,17 @@ def name_ranges(names: tuple[str, ...] | list[str]) -> str:
 
 @dataclass(frozen=True)
 class HwLoop:
-    start: str
-    end: str
+    start: str = ""  # instruction-delimited loops (PLENA): the opening and closing instructions
+    end: str = ""
     depth: Optional[Expr] = None
     doc: str = ""
     loc: Loc = _loc()
     start_loc: Loc = _loc()
     end_loc: Loc = _loc()
+    # register-driven zero-overhead loops (AIE): the state items holding the count, the start address
+    # and the address of the body's last instruction (or bundle); () when the loops are instruction pairs
+    registers: tuple = ()
+    registers_loc: Loc = _loc()
 
 
 @dataclass(frozen=True)

@@ -202,6 +202,8 @@ def _instruction(out: _Out, i: ir.Instruction) -> None:
     for key in ("cycles", "latency"):
         if getattr(i, key) is not None:
             out(f"{key} {expr(getattr(i, key))}")
+    if i.bypass:
+        out(f"bypass {i.bypass}")
     if i.semantics:
         out.open("semantics")
         _block(out, i.semantics)
@@ -359,8 +361,11 @@ def print_isa(isa: ir.ISA) -> str:
     if isa.hwloop:
         h = isa.hwloop
         out.open("hwloop")
-        out(f"start {h.start}")
-        out(f"end {h.end}")
+        if h.registers:
+            out(f"registers {', '.join(h.registers)}")
+        else:
+            out(f"start {h.start}")
+            out(f"end {h.end}")
         if h.depth is not None:
             out(f"depth {expr(h.depth)}")
         _doc(out, h.doc)

@@ -176,8 +176,9 @@ def _machine(spec: Spec) -> list[Record]:
         out.append(r.add("DOC", facts.one_line(d.doc)))
     if isa.hwloop:
         h = isa.hwloop
-        out.append(Record("HWLOOP", isa.name).add("START", h.start).add("END", h.end)
-                   .add("DEPTH", facts.value_text(spec, h.depth)).add("DOC", facts.one_line(h.doc)))
+        r = Record("HWLOOP", isa.name)
+        r = (r.add("REGISTERS", ", ".join(h.registers)) if h.registers else r.add("START", h.start).add("END", h.end))
+        out.append(r.add("DEPTH", facts.value_text(spec, h.depth)).add("DOC", facts.one_line(h.doc)))
     for f in isa.formats:
         if f.name not in spec.formats:
             continue

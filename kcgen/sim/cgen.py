@@ -1287,6 +1287,8 @@ class CGen:
                  "    uint64_t deadline;  /* kc_now_ns() at which the run stops, 0: none (set by run) */",
                  "    int64_t poll_left;  /* loop iterations until a long instruction reads the clock */",
                  "    uint64_t *tstate;  /* timing scratch: register tracking, caches, predictors (cleared at reset) */"]
+        if self.delay_slots:  # a taken jump waiting for its delay slots (redirect_c); cleared by reset
+            lines += ["    uint64_t br_target;", "    uint64_t br_left;"]
         for st in self.L.stores.values():
             lines.append(f"    {st.elem.ctype} *{st.cname};")
             if st.kind == "reg" or st.kind == "state":
@@ -1603,7 +1605,7 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
 
     def meta(self) -> dict:
         """What the Python side needs to drive the compiled simulator (stored beside it in the cache)."""
-        return {"prefix": self.P, "isa": self.spec.isa.name, "generator": GENERATOR_VERSION,
+        return {"prefix": self.P, "isa": self.spec.isa.name, "generator": GENERATOR_VERSION, "delay_slots": self.delay_slots,
                 "ops": ["<illegal>"] + self.names, "units": self.units,
                 "unit_copies": [self._copies(u) for u in self.units], "tracked": sorted(self.tracked),
                 "block_shift": BLOCK_SHIFT, "granule": self.granule, "max_ops": self.max_ops,
@@ -1930,6 +1932,37 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
 
     def operand_index_of(self, name: str, opname: str) -> int:
         return list(self.encs[name].insn.operands).index(opname)
+
+    @property
+    def delay_slots(self) -> int:
+        """VLIW delay slots: a pc write takes effect after this many further bundles (0: at once)."""
+        return int(self.props.get("delay_slots", 0)) if self.timing and self.timing.model == "vliw" else 0
+
+    @property
+    def zol(self) -> tuple:
+        """The (count, start, end) state items of register-driven zero-overhead loops, or ()."""
+        h = self.spec.isa.hwloop
+        return tuple(self.L.stores[n].cname for n in h.registers) if h and h.registers else ()
+
+    def redirect_c(self) -> list[str]:
+        """Lines of KC_NEXT, after a bundle: delayed branches and the zero-overhead loop-back (both
+        semantics, so they run untimed too; kcgen.sim.pyref.RefMachine._redirect does the same)."""
+        if not self.delay_slots and not self.zol:
+            return []
+        out = ["    { int landed = 0; \\"]
+        if self.delay_slots:
+            out += ["    if (s->br_left) { \\",
+                    "        if (taken) kc_fail(s, KC_TRAP_PC, \"a jump in the delay slots of the jump to %#llx\", \\",
+                    "                           (unsigned long long)s->br_target); \\",
+                    "        if (--s->br_left == 0) { npc = s->br_target; landed = 1; } \\",
+                    f"    }} else if (taken) {{ s->br_target = npc; s->br_left = {self.delay_slots}; npc = pc + size; }} \\"]
+        if self.zol:
+            lc, ls, le = self.zol
+            out += [f"    if (!landed && s->{lc}[0] != 0 && (uint64_t)s->{le}[0] == pc) {{ \\",
+                    f"        if (--s->{lc}[0] != 0) npc = s->{ls}[0]; \\",
+                    "    } \\"]
+        out += ["    (void)landed; taken = npc != pc + size; } \\"]
+        return out
 
     def commit_c(self) -> list[str]:
         """The timing model's bookkeeping once per issue group (an instruction, or a VLIW bundle)."""
@@ -2366,6 +2399,7 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
                "    counts[d->op]++; \\",
                "    if (!d->last) { d++; goto *d->h; } \\",
                "    int taken = npc != pc + size; \\",
+               *self.redirect_c(),
                f"    if (!untimed) kc_group_done(s, taken{', pc, npc, pc + size' if self.predictor else ''}); \\",
                f"    pc = npc & UINT64_C({pcmask:#x}); \\",
                "    if (halt) { s->pc = pc; s->status = 1; s->halted = 1; return 1; } \\",

@@ -181,6 +181,8 @@ class Simulator:
         s.t_dispatched = s.t_retire = s.t_retired = 0
         s.status = s.halted = 0
         s.trap.kind = 0
+        if self.meta.get("delay_slots"):
+            s.br_left = 0  # no jump waiting for its delay slots
         for arr in self._timing:
             arr[...] = 0
         for off, words in kept:
