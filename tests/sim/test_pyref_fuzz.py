@@ -14,6 +14,7 @@ from .common import FIXTURES, assembler, fixture
 
 KINDS = {"require", "user", "memory", "misaligned", "arith", "illegal", "pc"}
 FILLER = {"rv32i_mini": "addi zero, zero, 0", "vliw_mini": "nopx ; nopa ; nops ; nopv",
+          "vliw_ctl": "nopx ; nopa ; nops ; nopv",
           "plena_mini": "S_ADD_INT gp0, gp0, gp0"}
 WORDS = 12
 
