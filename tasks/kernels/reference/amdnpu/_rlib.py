@@ -81,7 +81,7 @@ def scheduled(base, task, cfg, layout, spec) -> str:
     from kcgen.evaluation import _assembler
     for leave_out in ((), ("gemm",), ("gemm", "softmax"), ("gemm", "softmax", "linear"), tuple(FAST)):
         fast = {k: v for k, v in FAST.items() if k not in leave_out}
-        text = R.schedule(base.generate(task, cfg, layout, spec, fast=fast), preserve=True)
+        text = R.schedule(base.unscheduled(task, cfg, layout, spec, fast=fast), preserve=True)
         program = _assembler(spec).assemble(text)
         if max(s.end for s in program.sections.values()) <= PROGRAM_END:
             return text
@@ -96,5 +96,5 @@ def reference_of(name: str, fast: bool = True):
     def generate(task, cfg, layout, spec):
         if fast:
             return scheduled(base, task, cfg, layout, spec)
-        return R.schedule(base.generate(task, cfg, layout, spec), preserve=True)
+        return R.schedule(base.unscheduled(task, cfg, layout, spec), preserve=True)
     return generate
