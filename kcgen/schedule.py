@@ -134,6 +134,8 @@ class Machine:
             self.lat[name] = compile_expr(e, self.params) if e is not None else (lambda env: 1)
         hw = isa.hwloop
         self.hwloop = {hw.start, hw.end} if hw else set()
+        self.halting = {name for name, s in spec.instructions.items()
+                        if any(isinstance(st, ir.Halt) for st in ir.statements(s.insn.semantics))}
         self.alts = self._alternatives()
         nops = [(s.nop, s.name) for s in isa.slots if s.nop]
         self.nop = None
@@ -390,10 +392,19 @@ def _place_ok(m: Machine, used: set, slot: str) -> bool:
     return slot not in used and m.fits(frozenset(used | {slot}))
 
 
-def list_schedule(m: Machine, ops: list[Op], control: Optional[Op] = None) -> list[list[Op]]:
+def list_schedule(m: Machine, ops: list[Op], control: Optional[Op] = None) -> list[list[str]]:
     """Bundles for a straight-line region `ops` (in program order), then `control` (a branch or halt,
     alone at the end or sharing the last bundle): every dependence kept, every result ready when the
     region ends."""
+    return _list(m, ops, control)[0]
+
+
+def _list(m: Machine, ops: list[Op], control: Optional[Op] = None, entry: Optional[dict] = None,
+          drain: bool = True) -> tuple[list[list[str]], dict]:
+    """list_schedule, with `entry` (unit -> cycle, from the region's start, at which a result still in
+    flight from before becomes ready) and, drain=False, results allowed to be in flight at the end:
+    returns the bundles and what is in flight after them (unit -> cycles until ready)."""
+    entry = entry or {}
     allops = ops + ([control] if control is not None else [])
     n = len(ops)
     edges = dependences(allops)
@@ -411,7 +422,8 @@ def list_schedule(m: Machine, ops: list[Op], control: Optional[Op] = None) -> li
     rows: list[set] = []
     remaining = set(range(n))
     npred = [sum(1 for u, _ in preds[v] if u < n) for v in range(len(allops))]
-    est = [0] * len(allops)
+    est = [max([entry.get(a, 0) for a in op.reads] + [entry.get(a, 0) - lat + 1 for a, lat in op.writes.items()] + [0])
+           for op in allops]
     ready = {v for v in range(n) if npred[v] == 0}
     cycle = 0
     while remaining:
@@ -437,10 +449,12 @@ def list_schedule(m: Machine, ops: list[Op], control: Optional[Op] = None) -> li
                     if npred[w] == 0:
                         ready.add(w)
         cycle += 1
-    end = max([time[v] + 1 for v in range(n)] + [time[v] + allops[v].latency() for v in range(n)] + [0])
+    end = max([time[v] + 1 for v in range(n)] + [0])
+    if drain:
+        end = max([end] + [time[v] + allops[v].latency() for v in range(n)] + list(entry.values()))
     if control is not None:
         c = len(allops) - 1
-        t = max([end - 1, 0] + [time[u] + lat for u, lat in preds[c]])
+        t = max([end - 1, est[c]] + [time[u] + lat for u, lat in preds[c]])
         while len(rows) <= t:
             rows.append(set())
         while not _place_ok(m, rows[t], control.slot):
@@ -452,7 +466,12 @@ def list_schedule(m: Machine, ops: list[Op], control: Optional[Op] = None) -> li
     bundles: list[list[tuple[str, str]]] = [[] for _ in range(end)]
     for v in range(len(allops)):
         bundles[time[v]].append((slot_of[v], text_of[v]))
-    return [[t for _, t in sorted(b, key=lambda st: m.slot_order.get(st[0], 0))] for b in bundles]
+    out = {a: r - end for a, r in entry.items() if r > end}
+    for v, op in enumerate(allops):
+        for a, lat in op.writes.items():
+            if time[v] + lat > end:
+                out[a] = max(out.get(a, 0), time[v] + lat - end)
+    return [[t for _, t in sorted(b, key=lambda st: m.slot_order.get(st[0], 0))] for b in bundles], out
 
 
 # ---- modulo scheduling ------------------------------------------------------------------------------------
@@ -590,7 +609,8 @@ def _flatten(m: Machine, ms: Modulo, ops: list[Op], branch_text: str) -> tuple[l
     ker[ii - 1].append((None, branch_text))
     # epilogue: iteration n-1-k (k = 0..S-2) runs its stages above k
     drain = max([ms.times[v] + ops[v].latency() - ii for v in range(n)] + [0])
-    epi = [[] for _ in range(max((S - 1) * ii, drain))]
+    last = max([ms.times[v] - ii + 1 for v in range(n)] + [0])  # (the rows after the last operation: dropped)
+    epi = [[] for _ in range(max(last, drain))]
     for v in range(n):
         t = ms.times[v]
         for k in range(S - 1):
@@ -714,22 +734,83 @@ def schedule(spec: Spec, text: str, pipeline: bool = True, path: str = "<input>"
     refs: dict[str, int] = {}  # label -> how many operations name it
     for ln in lines:
         for op in ln.ops:
-            for word in re.findall(r"[A-Za-z_.$][\w.$]*", op.text.split(None, 1)[1] if " " in op.text else ""):
+            for word in _IDENT.findall(op.text.split(None, 1)[1] if " " in op.text else ""):
                 refs[word] = refs.get(word, 0) + 1
     for ln in lines:
         if ln.kind == "other":
-            for word in re.findall(r"[A-Za-z_.$][\w.$]*", ln.raw):
+            for word in _IDENT.findall(ln.raw):
                 refs[word] = refs.get(word, 0) + 1
+    taken = _address_taken(m, lines, refs, program)
+    label_in: dict[str, dict] = {}
+    for _ in range(8):
+        out, seen = _pass(m, lines, refs, program, pipeline, label_in, taken)
+        if seen == label_in:
+            return out
+        label_in = seen
+    return _pass(m, lines, refs, program, pipeline, None, taken)[0]
+
+
+def _branch_targets(m: Machine, op: Op, labels: dict) -> list[str]:
+    s = m.spec.instructions[op.name]
+    return [labels[v] for k, v in op.values.items()
+            if s.operands.get(k) is not None and s.operands[k].kind != "reg" and v in labels]
+
+
+def _address_taken(m: Machine, lines: list[_Line], refs: dict, program) -> set:
+    """Text labels named by something other than a direct branch (`movxm p7, #ret1` for an indirect
+    jump): what may reach them is unknown, so everything drains before them and at every branch to them
+    (and at indirect jumps)."""
+    labels, section = {}, ".text"
+    for ln in lines:
+        if ln.kind == "other" and ln.raw.strip().startswith("."):
+            section = ln.raw.strip().split()[0]
+        if ln.kind == "label" and section == ".text" and ln.label in program.symbols:
+            labels[program.symbols[ln.label]] = ln.label
+    named: dict[str, int] = {}
+    for ln in lines:
+        for op in ln.ops:
+            if op.control and op.name not in m.halting:
+                for lab in _branch_targets(m, op, labels):
+                    named[lab] = named.get(lab, 0) + 1
+    return {lab for lab in labels.values() if refs.get(lab, 0) != named.get(lab, 0)}
+
+
+def _merge(a: dict, b: dict) -> dict:
+    out = dict(a)
+    for k, v in b.items():
+        if v > out.get(k, 0):
+            out[k] = v
+    return out
+
+
+def _pass(m: Machine, lines: list[_Line], refs: dict, program, pipeline: bool, label_in: Optional[dict],
+          taken: set):
+    """One scheduling pass: the program's text, and what each label receives in flight from the
+    branches to it (label_in None: every region drains; `taken`: labels everything drains before)."""
+    labels = {program.symbols[ln.label]: ln.label for ln in lines if ln.kind == "label" and ln.label in program.symbols}
     out: list[str] = []
     region: list[Op] = []
     comments: list[str] = []
     prev_region: list[Op] = []  # the region before the current label (for a loop's counter initialisation)
+    pending: dict = {}  # results in flight at the end of what is emitted so far (unit -> cycles until ready)
+    seen: dict[str, dict] = {}
 
-    def flush(control: Optional[Op] = None):
-        nonlocal region, comments, prev_region
+    def flush(control: Optional[Op] = None, drain: bool = False):
+        nonlocal region, comments, prev_region, pending
         out.extend(comments)
+        if control is not None and not drain:
+            got = _branch_targets(m, control, labels)
+            drain = control.name in m.halting or len(got) != 1 or got[0] in taken
+        drain = drain or label_in is None
         if region or control is not None:
-            out.extend(_emit(m, list_schedule(m, region, control)))
+            bundles, pending = _list(m, region, control, pending, drain)
+            out.extend(_emit(m, bundles))
+        elif drain and pending:
+            out.extend(_emit(m, [[]] * max(pending.values())))
+            pending = {}
+        if control is not None and label_in is not None:
+            for lab in _branch_targets(m, control, labels):
+                seen[lab] = _merge(seen.get(lab, {}), pending)
         prev_region = region if control is None else []
         region, comments = [], []
 
@@ -742,16 +823,16 @@ def schedule(spec: Spec, text: str, pipeline: bool = True, path: str = "<input>"
             if loop is not None:
                 body, branch, end = loop
                 before = prev_region if not region else region
-                flush()
+                flush(drain=True)
                 done = _pipeline(m, ln.label, body, branch, before, program)
                 if done is not None:
                     out.extend(done)
                     i = end + 1
                     continue
-                out.append(ln.raw)
-                i += 1
-                continue
-            flush()
+            else:
+                flush(drain=ln.label in taken)
+            if label_in is not None and ln.label not in taken:
+                pending = _merge(pending, label_in.get(ln.label, {}))
             out.append(ln.raw)
         elif ln.kind == "comment":
             if region:
@@ -759,7 +840,7 @@ def schedule(spec: Spec, text: str, pipeline: bool = True, path: str = "<input>"
             else:
                 out.append(ln.raw)
         elif ln.kind == "other":
-            flush()
+            flush(drain=True)
             s = ln.raw.strip()
             if s.startswith("."):
                 section = s.split()[0] if s.split()[0] in (".text", ".data", ".bss", ".rodata", ".section") else section
@@ -777,8 +858,8 @@ def schedule(spec: Spec, text: str, pipeline: bool = True, path: str = "<input>"
                 else:
                     region.extend(ln.ops)
         i += 1
-    flush()
-    return "\n".join(out) + "\n"
+    flush(drain=True)
+    return "\n".join(out) + "\n", seen
 
 
 def _loop_at(m: Machine, lines: list[_Line], i: int, refs: dict, program):

@@ -145,9 +145,14 @@ GEMM_LIKE = ["vlda wl0, [p0], #32", "vlda wh0, [p0], #32", "vlda wl1, [p1], #32"
              "vmac.f bml1, bml1, x2, x1, r9", "vadd.16 x3, x0, x2", "vst wl3, [p3], #32"]
 
 
+# loads, a MAC and a conversion: the conversion of one iteration overlaps the loads of the next
+PIPE = ["vlda wl0, [p0], #32", "vlda wh0, [p0], #32", "vmul.f bml1, x0, x0, r9", "vconv.bf16.fp32 wl5, bml1"]
+
+
+@pytest.mark.parametrize("body", [GEMM_LIKE, PIPE])
 @pytest.mark.parametrize("count", [1, 2, 3, 5, 16])
-def test_pipelined_loops_compute_what_the_loop_does(spec, sim, count):
-    text = _loop(GEMM_LIKE, count)
+def test_pipelined_loops_compute_what_the_loop_does(spec, sim, count, body):
+    text = _loop(body, count)
     out = schedule(spec, text)
     r0, s0, p0 = _final(sim, spec, text)
     r1, s1, p1 = _final(sim, spec, out)
@@ -158,11 +163,15 @@ def test_pipelined_loops_compute_what_the_loop_does(spec, sim, count):
 
 
 def test_a_loop_is_software_pipelined_when_its_trip_count_allows(spec):
-    out = schedule(spec, _loop(GEMM_LIKE, 16))
+    out = schedule(spec, _loop(PIPE, 16))
     before, _, after = out.partition("top:")
-    assert "vlda" in before  # a prologue: the next iteration's loads start before the kernel
-    kernel = after.split("jnz")[0]
-    assert sum(1 for l in kernel.splitlines() if l.strip()) < 20
+    assert "vlda" in before and "vmul.f" in before  # a prologue: the first iteration's first stage
+    kernel = [l for l in after.split("jnz")[0].splitlines() if l.strip()]
+    assert len(kernel) + 1 == 9  # II = 9: load, load, 7 cycles to the MAC (its operand register is reused)
+    assert "vconv" in after.split("jnz")[0]  # the previous iteration's conversion runs in the kernel
+    # one iteration only (fewer than the two stages): the loop is not pipelined, and still correct
+    out1 = schedule(spec, _loop(PIPE, 1))
+    assert "vlda" not in out1.partition("top:")[0]
 
 
 def test_modulo_schedule_respects_the_resource_and_recurrence_bounds(spec):
