@@ -196,41 +196,32 @@ class Machine:
                         if dataclasses.is_dataclass(c) and not isinstance(c, (ir.Loc, ir.TypeRef)):
                             expr(c, in_fn)
 
-        def stmts(body):
-            for s in body:
-                if isinstance(s, ir.Assign):
-                    root, path = ir.index_path(s.target)
-                    if isinstance(root, ir.Name):
-                        if root.id == "pc":
-                            control[0] = True
-                        tracked = bool(path) and isinstance(path[0], ir.Name) and path[0].id in operands
-                        reg("w", root.id, path, True, tracked)
-                        for p in path:
-                            expr(p)
-                    expr(s.value)
-                elif isinstance(s, ir.Let):
-                    expr(s.value)
-                elif isinstance(s, ir.If):
-                    expr(s.cond)
-                    stmts(s.then)
-                    stmts(s.orelse)
-                elif isinstance(s, ir.For):
-                    expr(s.lo)
-                    expr(s.hi)
-                    stmts(s.body)
-                elif isinstance(s, ir.Require):
-                    expr(s.cond)
-                elif isinstance(s, ir.Halt):
-                    control[0] = True
-                elif isinstance(s, ir.CallStmt):
-                    c = s.call
-                    if c.func == "store" and c.args and isinstance(c.args[0], ir.Name):
-                        out.append(_Access("w", "mem", c.args[0].id))
-                        for a in c.args[1:]:
-                            expr(a)
-                    else:
-                        expr(c)
-        stmts(insn.semantics)
+        for s in ir.statements(insn.semantics):  # (nested bodies included)
+            if isinstance(s, ir.Assign):
+                root, path = ir.index_path(s.target)
+                if isinstance(root, ir.Name):
+                    if root.id == "pc":
+                        control[0] = True
+                    tracked = bool(path) and isinstance(path[0], ir.Name) and path[0].id in operands
+                    reg("w", root.id, path, True, tracked)
+                    for p in path:
+                        expr(p)
+                expr(s.value)
+            elif isinstance(s, (ir.Let, ir.Require, ir.If)):
+                expr(s.cond if isinstance(s, (ir.Require, ir.If)) else s.value)
+            elif isinstance(s, ir.For):
+                expr(s.lo)
+                expr(s.hi)
+            elif isinstance(s, ir.Halt):
+                control[0] = True
+            elif isinstance(s, ir.CallStmt):
+                c = s.call
+                if c.func == "store" and c.args and isinstance(c.args[0], ir.Name):
+                    out.append(_Access("w", "mem", c.args[0].id))
+                    for a in c.args[1:]:
+                        expr(a)
+                else:
+                    expr(c)
         return out, control[0]
 
     def parts(self, file: str, idx: Optional[int]) -> tuple:

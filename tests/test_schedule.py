@@ -90,19 +90,25 @@ def _final(sim, spec, text: str):
     return res, state, program
 
 
+def _same_meaning(sim, spec, text: str, out: str):
+    """Both programs halt in the same machine state; their run results."""
+    r0, s0, _ = _final(sim, spec, text)
+    r1, s1, _ = _final(sim, spec, out)
+    assert r0.status == r1.status == "halted"
+    for name in s0:
+        assert np.array_equal(s0[name], s1[name]), (name, out)
+    return r0, r1
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.lists(_OP, min_size=1, max_size=40))
 def test_random_straight_line_programs_keep_their_meaning(ops):
     spec, sim = _spec(), _CACHE["sim"]
     text = "\n".join(_setup() + [f"    {o}" for o in ops] + ["    done"]) + "\n"
     out = schedule(spec, text)
-    r0, s0, _ = _final(sim, spec, text)
-    r1, s1, program = _final(sim, spec, out)
-    assert r0.status == r1.status == "halted"
-    for name in s0:
-        assert np.array_equal(s0[name], s1[name]), name
+    _, r1 = _same_meaning(sim, spec, text, out)
     # no stall: every bundle issues in the cycle after the one before it
-    assert r1.cycles == len(program.placed)
+    assert r1.cycles == len(_assembler(spec).assemble(out).placed)
 
 
 def _stalls(sim, spec, text: str) -> int:
@@ -132,11 +138,7 @@ def test_random_loops_keep_their_meaning(before, body, after, count):
                      + [f"    {o}" for o in body] + ["    add r12, r12, #-1", "    jnz r12, #top"]
                      + [f"    {o}" for o in after] + ["    done"]) + "\n"
     out = schedule(spec, text)
-    r0, s0, _ = _final(sim, spec, text)
-    r1, s1, _ = _final(sim, spec, out)
-    assert r0.status == r1.status == "halted"
-    for name in s0:
-        assert np.array_equal(s0[name], s1[name]), (name, out)
+    _same_meaning(sim, spec, text, out)
     assert _stalls(sim, spec, out) == 0, out
 
 
@@ -189,11 +191,7 @@ PIPE = ["vlda wl0, [p0], #32", "vlda wh0, [p0], #32", "vmul.f bml1, x0, x0, r9",
 def test_pipelined_loops_compute_what_the_loop_does(spec, sim, count, body):
     text = _loop(body, count)
     out = schedule(spec, text)
-    r0, s0, p0 = _final(sim, spec, text)
-    r1, s1, p1 = _final(sim, spec, out)
-    assert r0.status == r1.status == "halted"
-    for name in s0:
-        assert np.array_equal(s0[name], s1[name]), (name, out)
+    r0, r1 = _same_meaning(sim, spec, text, out)
     assert r1.cycles < r0.cycles
     assert _stalls(sim, spec, out) == 0 < _stalls(sim, spec, text)  # the loop as written leans on interlocks
 
