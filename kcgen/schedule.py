@@ -384,9 +384,8 @@ def _place_ok(m: Machine, used: set, slot: str) -> bool:
 
 
 def list_schedule(m: Machine, ops: list[Op], control: Optional[Op] = None) -> list[list[str]]:
-    """Bundles for a straight-line region `ops` (in program order), then `control` (a branch or halt,
-    alone at the end or sharing the last bundle): every dependence kept, every result ready when the
-    region ends."""
+    """Bundles for a straight-line region `ops` (in program order), then `control` (a branch in the last
+    bundle, or a halt alone after it): every dependence kept, every result ready when the region ends."""
     return _list(m, ops, control)[0]
 
 
@@ -446,6 +445,8 @@ def _list(m: Machine, ops: list[Op], control: Optional[Op] = None, entry: Option
     if control is not None:
         c = len(allops) - 1
         t = max([end - 1, est[c]] + [time[u] + lat for u, lat in preds[c]])
+        if control.name in m.halting:  # a halt keeps a bundle of its own, last (as kernels end: `    done`)
+            t = max(t, end)
         while len(rows) <= t:
             rows.append(set())
         while not _place_ok(m, rows[t], control.slot):

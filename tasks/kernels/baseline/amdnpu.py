@@ -1509,12 +1509,11 @@ def packed(text: str, spec) -> str:
     software-pipelined by kcgen.schedule (from the ISA's slots, formats and latencies only); without
     pipelining when the prologues and epilogues would outgrow the program region."""
     from isadl import IsaError
-    from kcgen.evaluation import _assembler
-    from kcgen.schedule import ScheduleError, schedule
+    from kcgen.schedule import ScheduleError, machine, schedule
     for pipeline in (True, False):
         try:
             out = schedule(spec, text, pipeline=pipeline)
-            program = _assembler(spec).assemble(out)
+            program = machine(spec).asm.assemble(out)
         except (ScheduleError, IsaError):
             continue
         if max(s.end for s in program.sections.values()) <= PROGRAM_END:

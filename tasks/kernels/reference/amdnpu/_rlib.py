@@ -96,5 +96,6 @@ def reference_of(name: str, fast: bool = True):
     def generate(task, cfg, layout, spec):
         if fast:
             return scheduled(base, task, cfg, layout, spec)
-        return R.schedule(base.unscheduled(task, cfg, layout, spec), preserve=True)
+        template = base.unscheduled(task, cfg, layout, spec)  # (its callee-saved registers kept)
+        return R.packed_or_scheduled(template, lambda: R.schedule(template, preserve=True), spec)
     return generate
