@@ -40,7 +40,6 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Optional
 
 from isadl import ir
@@ -316,16 +315,17 @@ class Machine:
         return self._ref
 
 
-@lru_cache(maxsize=8)
-def _machine(spec: Spec) -> Machine:
-    return Machine(spec)
+_MACHINES: dict[int, Machine] = {}
 
 
 def machine(spec: Spec) -> Machine:
-    try:
-        return _machine(spec)
-    except TypeError:  # an unhashable Spec
-        return Machine(spec)
+    """The Machine of `spec`, built once per Spec object (a Spec is not hashable: kept by identity)."""
+    m = _MACHINES.get(id(spec))
+    if m is None or m.spec is not spec:
+        if len(_MACHINES) >= 8:
+            _MACHINES.pop(next(iter(_MACHINES)))
+        m = _MACHINES[id(spec)] = Machine(spec)
+    return m
 
 
 # ---- dependences ------------------------------------------------------------------------------------------
