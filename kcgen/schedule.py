@@ -17,7 +17,8 @@ What it does, as a compiler's post-RA scheduler would (details and limits: docs/
   (the post-modified pointer of a load, `p[ptr & 7] = ...`) is not tracked by the timing model and
   is ready in the next bundle. Dependences: read after write (the producer's latency), write after
   read (a later bundle), write after write (a later bundle, and the second result lands after the
-  first), memory (stores stay ordered against loads and stores; loads may pass loads). No read is
+  first), memory (each memory one unit: stores stay ordered against its loads and stores, loads may
+  pass loads). No read is
   ever scheduled before its producer's latency has elapsed, so the result does not rely on the
   simulator's interlocks; every region ends only once all its results are ready (empty bundles
   are added where needed), so nothing in flight crosses a label or a branch.
@@ -272,11 +273,13 @@ class Machine:
         reads, writes = set(), {}
         mem_r = mem_w = False
         for a in accesses:
-            if a.kind == "mem":
+            if a.kind == "mem":  # a memory is one unit: loads pass loads, stores keep their place
                 if a.mode == "r":
                     mem_r = True
+                    reads.add(("mem", a.name))
                 else:
                     mem_w = True
+                    writes[("mem", a.name)] = 1
                 continue
             if a.kind == "state":
                 atoms = (("state", a.name),)
@@ -337,8 +340,6 @@ def dependences(ops: list[Op], loop: bool = False) -> list[tuple[int, int, int, 
     edges: dict[tuple[int, int, int], int] = {}
     last_w: dict = {}  # atom -> (op index, pass)
     readers: dict = {}  # atom -> [(op index, pass)] since its last write
-    last_store = None
-    loads: list = []
 
     def add(u, up, v, vp, lat):
         d = vp - up
@@ -364,16 +365,6 @@ def dependences(ops: list[Op], loop: bool = False) -> list[tuple[int, int, int, 
             for at in op.writes:
                 last_w[at] = (v, p)
                 readers[at] = []
-            if op.mem_read and last_store is not None:
-                add(last_store[0], last_store[1], v, p, 1)
-            if op.mem_write:
-                if last_store is not None:
-                    add(last_store[0], last_store[1], v, p, 1)
-                for r in loads:
-                    add(r[0], r[1], v, p, 1)
-                last_store, loads = (v, p), []
-            elif op.mem_read:
-                loads.append((v, p))
     return [(u, v, lat, d) for (u, v, d), lat in edges.items() if not (u == v and d == 0) and u < n]
 
 
