@@ -18,10 +18,12 @@ What it does, as a compiler's post-RA scheduler would (details and limits: docs/
   is ready in the next bundle. Dependences: read after write (the producer's latency), write after
   read (a later bundle), write after write (a later bundle, and the second result lands after the
   first), memory (each memory one unit: stores stay ordered against its loads and stores, loads may
-  pass loads). No read is
-  ever scheduled before its producer's latency has elapsed, so the result does not rely on the
-  simulator's interlocks; every region ends only once all its results are ready (empty bundles
-  are added where needed), so nothing in flight crosses a label or a branch.
+  pass loads). No read is ever scheduled before its producer's latency has elapsed (empty bundles
+  are added where nothing else can wait), so the result does not rely on the simulator's
+  interlocks. What a region leaves in flight constrains the code after it and the labels its branch
+  names (per label, to a fixed point over the program); where the ways into a label are not all
+  known (address-taken labels, indirect jumps), before pipelined loops and at halts, everything
+  in flight is waited for.
 * Regions: straight-line code between labels, control operations and directives. Each is list
   scheduled (critical-path priority, cycle by cycle, every bundle legal: at most one operation
   per slot and a bundle format that holds the slots together). An operation may move to another
