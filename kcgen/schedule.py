@@ -805,17 +805,15 @@ def _pass(m: Machine, lines: list[_Line], refs: dict, program, pipeline: bool, l
         ln = lines[i]
         if ln.kind == "label":
             loop = _loop_at(m, lines, i, refs, program) if pipeline and section == ".text" else None
+            done = None
             if loop is not None:
                 body, branch, end = loop
-                before = prev_region if not region else region
-                flush(drain=True)
-                done = _pipeline(m, ln.label, body, branch, before, program)
-                if done is not None:
-                    out.extend(done)
-                    i = end + 1
-                    continue
-            else:
-                flush(drain=ln.label in taken)
+                done = _pipeline(m, ln.label, body, branch, prev_region if not region else region, program)
+            flush(drain=done is not None or ln.label in taken)  # (a pipelined loop starts with nothing in flight)
+            if done is not None:
+                out.extend(done)
+                i = end + 1
+                continue
             if label_in is not None and ln.label not in taken:
                 pending = _merge(pending, label_in.get(ln.label, {}))
             out.append(ln.raw)
