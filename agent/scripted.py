@@ -247,7 +247,9 @@ def _mutant(code: str, k: int) -> str:
     """The kernel with one instruction left out, a typical slip (a missing load, store, update or
     branch of the kernel's main body): the k-th instruction counted outwards from the middle."""
     lines = code.splitlines()
-    idx = _instruction_lines(code)
+    # not a padding `nop` (a bundle that waits for a result or fills a delay slot): leaving one out
+    # is no slip a simulator that waits for results would show
+    idx = [i for i in _instruction_lines(code) if re.split(r"//|#", lines[i])[0].strip() != "nop"]
     if len(idx) < 3:
         return code
     mid = len(idx) // 2

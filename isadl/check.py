@@ -25,9 +25,20 @@ TIMING_PROPS = {
                 "clock_mhz"},
     "ooo": {"width", "rob", "lsq", "iq", "mispredict_penalty", "mem_latency", "load_ports", "store_ports",
             "clock_mhz", "fetch_width", "commit_width"},
-    "vliw": {"issue_width", "branch_delay", "mem_latency", "load_latency", "clock_mhz"},
+    "vliw": {"issue_width", "branch_delay", "delay_slots", "exposed", "mem_latency", "load_latency", "clock_mhz"},
 }
 TIMING_REQUIRED = {"ooo": ("width", "rob")}
+# caches and branch predictors of a timing section: property -> (least value, or None for a name; must be a
+# power of two)
+CACHE_PROPS = {"sets": (1, True), "ways": (1, False), "line": (4, True), "hit_latency": (0, False),
+               "next": (None, False), "memory_latency": (1, False), "mshrs": (1, False),
+               "serves": (None, False), "storage": (None, False)}
+CACHE_REQUIRED = ("sets", "ways", "line", "hit_latency")
+CACHE_SERVES = ("data", "fetch")
+PREDICTOR_PROPS = {"entries": (2, True), "history": (0, False), "btb": (1, True), "ras": (1, False),
+                   "link": (0, False), "btb_miss_penalty": (0, False)}
+PREDICTOR_REQUIRED = ("entries",)
+MAX_STRUCTURE_WORDS = 1 << 22  # tags, counters and targets of all caches and predictors (32 MiB of state)
 MAX_REGS = 1 << 16
 MAX_FORMAT_BITS = 1024
 DIALECT_OPTIONS = {
@@ -560,6 +571,88 @@ class _Check:
                 self.error(t.loc, f"timing {t.model} needs '{req} = ...'")
         if t.model == "vliw" and not self.isa.slots:
             self.error(t.loc, "timing vliw needs slot declarations")
+        self.structures(t)
+
+    def structures(self, t: ir.Timing) -> None:
+        """Caches and branch predictors: known properties, constant sizes, a chain of caches that ends
+        in memory, one cache per kind of access, a predictor only where branches are predicted (ooo)."""
+        names: set[str] = set()
+        words = 0
+        for x in t.caches + t.predictors:
+            known, required = (CACHE_PROPS, CACHE_REQUIRED) if x.kind == "cache" else (PREDICTOR_PROPS, PREDICTOR_REQUIRED)
+            if x.name in names:
+                self.error(x.loc, f"duplicate cache or predictor '{x.name}'")
+            names.add(x.name)
+            values: dict = {}
+            for p in x.props:
+                if p.name not in known:
+                    self.error(p.loc, f"{x.kind} {x.name} has no property '{p.name}'{did_you_mean(p.name, known)}")
+                    continue
+                if p.name in values:
+                    self.error(p.loc, f"{x.kind} property '{p.name}' given twice")
+                    continue
+                least, pow2 = known[p.name]
+                if least is None:
+                    if not isinstance(p.value, ir.Name):
+                        self.error(p.value.loc, f"the {p.name} of {x.kind} {x.name} is a name")
+                        values[p.name] = None
+                        continue
+                    values[p.name] = p.value.id
+                    continue
+                v = self.const(p.value, f"the {p.name} of {x.kind} {x.name}", least)
+                if v is not None and pow2 and v & (v - 1):
+                    self.error(p.value.loc, f"the {p.name} of {x.kind} {x.name} must be a power of two, got {v}")
+                    v = None
+                values[p.name] = v
+            for req in required:
+                if req not in values:
+                    self.error(x.loc, f"{x.kind} {x.name} needs '{req} = ...'")
+            if x.kind == "predictor":
+                if t.model != "ooo":
+                    self.error(x.loc, f"a branch predictor needs timing ooo (timing {t.model} has a fixed branch rule)")
+                if len(t.predictors) > 1 and x is t.predictors[1]:
+                    self.error(x.loc, "one branch predictor per timing section")
+                if values.get("history") is not None and values["history"] > 30:
+                    self.error(x.get("history").loc, f"the history of predictor {x.name} is at most 30 bits")
+                words += sum(v or 0 for v in (values.get("entries"), 2 * (values.get("btb") or 0), values.get("ras")))
+                continue
+            if t.model == "vliw":
+                self.error(x.loc, "caches need timing inorder or ooo")
+            if ("next" in values) == ("memory_latency" in values):
+                self.error(x.loc, f"cache {x.name} needs either 'next = <cache>' or 'memory_latency = ...' (the last level)")
+            if values.get("serves") is not None and values["serves"] not in CACHE_SERVES:
+                self.error(x.get("serves").loc, f"cache {x.name} serves data or fetch, not '{values['serves']}'"
+                                                f"{did_you_mean(values['serves'], CACHE_SERVES)}")
+            if values.get("serves") == "data":
+                mem = values.get("storage")
+                if mem is None:
+                    self.error(x.loc, f"cache {x.name} serves data: name the memory it caches ('storage = ...')")
+                elif mem not in {m.name for m in self.isa.memories}:
+                    self.error(x.get("storage").loc, f"cache {x.name}: unknown memory '{mem}'"
+                                                     f"{did_you_mean(mem, [m.name for m in self.isa.memories])}")
+            elif "storage" in values:
+                self.error(x.get("storage").loc, f"cache {x.name}: 'storage' is for a cache that serves data")
+            if all(values.get(k) is not None for k in ("sets", "ways")):
+                words += 2 * values["sets"] * values["ways"]
+        caches = {c.name: c for c in t.caches}
+        for c in t.caches:
+            nxt = c.get("next")
+            if isinstance(nxt, ir.Name) and nxt.id not in caches:
+                self.error(nxt.loc, f"cache {c.name}: unknown next-level cache '{nxt.id}'{did_you_mean(nxt.id, caches)}")
+            seen, cur = {c.name}, nxt  # the chain of next levels must end in memory
+            while isinstance(cur, ir.Name) and cur.id in caches:
+                if cur.id in seen:
+                    self.error(c.loc, f"cache {c.name}: its next levels form a cycle")
+                    break
+                seen.add(cur.id)
+                cur = caches[cur.id].get("next")
+        served = [(c.get("serves").id, getattr(c.get("storage"), "id", "")) for c in t.caches
+                  if isinstance(c.get("serves"), ir.Name)]
+        for kind in set(served):
+            if served.count(kind) > 1:
+                self.error(t.loc, f"more than one cache serves {kind[0]}" + (f" of memory {kind[1]}" if kind[1] else ""))
+        if words > MAX_STRUCTURE_WORDS:
+            self.error(t.loc, f"the caches and predictors hold {words} entries, more than {MAX_STRUCTURE_WORDS}")
 
     # ---- functions ------------------------------------------------------------------------------------
     def functions(self) -> None:
@@ -1007,6 +1100,13 @@ class _Check:
                                   f"{did_you_mean(name, [i.name for i in self.isa.instructions])}")
         if h.depth is not None:
             self.const(h.depth, "the hardware loop depth", 1)
+        for what, name in zip(("count", "start", "end"), h.registers):
+            st = next((x for x in self.isa.states if x.name == name), None)
+            if st is None or st.dims:
+                self.error(h.registers_loc, f"hwloop registers: the loop {what} '{name}' must be a scalar state item"
+                                            f"{did_you_mean(name, [x.name for x in self.isa.states])}")
+        if h.registers and (self.isa.timing is None or self.isa.timing.model != "vliw"):
+            self.error(h.registers_loc, "hwloop registers: register-driven loops need 'timing vliw' (the loop-back follows a bundle)")
 
     def example(self, ex: ir.Example, operands) -> None:
         if not ex.code.strip():

@@ -371,12 +371,27 @@ class TimingProp:
 
 
 @dataclass(frozen=True)
+class Structure:
+    """A cache or a branch predictor of the timing model: its properties (`sets = 64`, `next = l2`)."""
+    kind: str  # cache | predictor
+    name: str
+    props: tuple[TimingProp, ...]
+    doc: str = ""
+    loc: Loc = _loc()
+
+    def get(self, name: str) -> Optional[Expr]:
+        return next((p.value for p in self.props if p.name == name), None)
+
+
+@dataclass(frozen=True)
 class Timing:
     model: str  # inorder | ooo | vliw
     units: tuple[Unit, ...]
     props: tuple[TimingProp, ...]
     doc: str = ""
     loc: Loc = _loc()
+    caches: tuple[Structure, ...] = ()
+    predictors: tuple[Structure, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -428,6 +443,7 @@ class Instruction:
     syntax_loc: Loc = _loc()
     unit_loc: Loc = _loc()
     slot_loc: Loc = _loc()
+    bypass: str = ""  # a forwarding path: to an instruction naming the same one, latency - 1 (docs/isadl.md 5.3)
 
 
 @dataclass(frozen=True)
@@ -558,13 +574,17 @@ def name_ranges(names: tuple[str, ...] | list[str]) -> str:
 
 @dataclass(frozen=True)
 class HwLoop:
-    start: str
-    end: str
+    start: str = ""  # instruction-delimited loops (PLENA): the opening and closing instructions
+    end: str = ""
     depth: Optional[Expr] = None
     doc: str = ""
     loc: Loc = _loc()
     start_loc: Loc = _loc()
     end_loc: Loc = _loc()
+    # register-driven zero-overhead loops (AIE): the state items holding the count, the start address
+    # and the address of the body's last instruction (or bundle); () when the loops are instruction pairs
+    registers: tuple = ()
+    registers_loc: Loc = _loc()
 
 
 @dataclass(frozen=True)

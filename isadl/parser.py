@@ -533,15 +533,31 @@ class _Builder(Transformer):
     @v_args(meta=True)
     def timing(self, meta, c):
         model, *items = c
-        units, props, docs = [], [], []
+        units, props, docs, structures = [], [], [], []
         for item in self._flatten(items):
             if isinstance(item, ir.Unit):
                 units.append(item)
             elif isinstance(item, ir.TimingProp):
                 props.append(item)
+            elif isinstance(item, ir.Structure):
+                structures.append(item)
             else:
                 docs.append(item[1])
-        return ("timing", ir.Timing(str(model), tuple(units), tuple(props), "\n\n".join(docs), self.loc(model)), meta)
+        return ("timing", ir.Timing(str(model), tuple(units), tuple(props), "\n\n".join(docs), self.loc(model),
+                                    tuple(x for x in structures if x.kind == "cache"),
+                                    tuple(x for x in structures if x.kind == "predictor")), meta)
+
+    def _structure(self, kind: str, c) -> ir.Structure:
+        name, *items = c
+        props = [i for i in self._flatten(items) if isinstance(i, ir.TimingProp)]
+        docs = [i[1] for i in self._flatten(items) if not isinstance(i, ir.TimingProp)]
+        return ir.Structure(kind, str(name), tuple(props), "\n\n".join(docs), self.loc(name))
+
+    def cache(self, c):
+        return self._structure("cache", c)
+
+    def predictor(self, c):
+        return self._structure("predictor", c)
 
     def unit(self, c):
         name, *opts = c
@@ -590,7 +606,7 @@ class _Builder(Transformer):
             str(name), singles.get("syntax", ""), singles.get("encoding"), slot=singles.get("slot", ""),
             unit=singles.get("unit", ""), cycles=singles.get("cycles"), latency=singles.get("latency"),
             semantics=singles.get("semantics", ()), doc="\n\n".join(docs), examples=tuple(examples),
-            warnings=tuple(warns),
+            warnings=tuple(warns), bypass=singles.get("bypass", ""),
             loc=self.loc(name), syntax_loc=locs.get("syntax", ir.NOWHERE), unit_loc=locs.get("unit", ir.NOWHERE),
             slot_loc=locs.get("slot", ir.NOWHERE)), meta)
 
@@ -615,6 +631,10 @@ class _Builder(Transformer):
     @v_args(meta=True)
     def insn_unit(self, meta, c):
         return ("unit", str(c[0]), c[0])
+
+    @v_args(meta=True)
+    def insn_bypass(self, meta, c):
+        return ("bypass", str(c[0]), c[0])
 
     @v_args(meta=True)
     def cycles(self, meta, c):
@@ -784,12 +804,17 @@ class _Builder(Transformer):
                 kw["doc"].append(value)
             elif self._once(seen, kind, "hwloop", imeta):
                 kw[kind] = value
-                if kind in ("start", "end"):
+                if kind in ("start", "end", "registers"):
                     kw[kind + "_loc"] = self.loc(imeta)
-        for req in ("start", "end"):
-            if req not in kw:
-                self.reporter.error(self.loc(meta), f"hwloop needs '{req} INSTRUCTION'")
-                kw[req] = ""
+        if "registers" in kw:  # register-driven loops (count, start, end state items): no instruction pair
+            for req in ("start", "end"):
+                if req in kw:
+                    self.reporter.error(kw[req + "_loc"], f"hwloop: '{req} INSTRUCTION' and 'registers' exclude each other")
+        else:
+            for req in ("start", "end"):
+                if req not in kw:
+                    self.reporter.error(self.loc(meta), f"hwloop needs '{req} INSTRUCTION' (or 'registers COUNT, START, END')")
+                    kw[req] = ""
         kw["doc"] = "\n\n".join(kw["doc"])
         return ("hwloop", ir.HwLoop(**kw, loc=self.loc(meta)), meta)
 
@@ -804,6 +829,10 @@ class _Builder(Transformer):
     @v_args(meta=True)
     def hw_depth(self, meta, c):
         return ("depth", c[0], meta)
+
+    @v_args(meta=True)
+    def hw_registers(self, meta, c):
+        return ("registers", tuple(str(x) for x in c), c[0])
 
     @v_args(meta=True)
     def example(self, meta, c):

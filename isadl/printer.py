@@ -202,6 +202,8 @@ def _instruction(out: _Out, i: ir.Instruction) -> None:
     for key in ("cycles", "latency"):
         if getattr(i, key) is not None:
             out(f"{key} {expr(getattr(i, key))}")
+    if i.bypass:
+        out(f"bypass {i.bypass}")
     if i.semantics:
         out.open("semantics")
         _block(out, i.semantics)
@@ -322,6 +324,12 @@ def print_isa(isa: ir.ISA) -> str:
             out(f"unit {u.name}{opts}{_opt_doc(u.doc)}")
         for p in t.props:
             out(f"{p.name} = {expr(p.value)}")
+        for x in t.caches + t.predictors:
+            out.open(f"{x.kind} {x.name}")
+            for p in x.props:
+                out(f"{p.name} = {expr(p.value)}")
+            _doc(out, x.doc)
+            out.close()
         _doc(out, t.doc)
         out.close()
     if isa.dialect:
@@ -353,8 +361,11 @@ def print_isa(isa: ir.ISA) -> str:
     if isa.hwloop:
         h = isa.hwloop
         out.open("hwloop")
-        out(f"start {h.start}")
-        out(f"end {h.end}")
+        if h.registers:
+            out(f"registers {', '.join(h.registers)}")
+        else:
+            out(f"start {h.start}")
+            out(f"end {h.end}")
         if h.depth is not None:
             out(f"depth {expr(h.depth)}")
         _doc(out, h.doc)

@@ -67,6 +67,8 @@ def merge(base: ir.ISA, over: ir.ISA, reporter: Reporter) -> ir.ISA:
             props.update({p.name: p for p in over.timing.props})
             timing = dataclasses.replace(base.timing, units=base.timing.units + over.timing.units,
                                          props=tuple(props.values()),
+                                         caches=_merged(base.timing.caches, over.timing.caches),
+                                         predictors=_merged(base.timing.predictors, over.timing.predictors),
                                          doc="\n\n".join(d for d in (base.timing.doc, over.timing.doc) if d))
         else:
             timing = over.timing
@@ -77,3 +79,9 @@ def merge(base: ir.ISA, over: ir.ISA, reporter: Reporter) -> ir.ISA:
         endian=over.endian or base.endian, doc="\n\n".join(d for d in (base.doc, over.doc) if d),
         params=tuple(params), timing=timing, dialect=over.dialect or base.dialect, abi=over.abi or base.abi,
         hwloop=over.hwloop or base.hwloop, loc=over.loc, **lists)
+
+
+def _merged(base: tuple, over: tuple) -> tuple:
+    """Caches or predictors of an overlay's timing section: one of the base's name is replaced."""
+    names = {x.name for x in over}
+    return tuple(x for x in base if x.name not in names) + tuple(over)

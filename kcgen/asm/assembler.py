@@ -308,6 +308,9 @@ class Assembler:
         self.bundles = bundle_formats(spec)
         self.nops = slot_nops(spec, self.encs)
         self.hwloop = isa.hwloop
+        t = isa.timing  # an exposed VLIW pipeline: warn on reads before a result is written (kcgen.sim.hazards)
+        self.exposed = t is not None and t.model == "vliw" and any(
+            p.name == "exposed" and spec.params_eval(p.value) for p in t.props)
         self.const_reloc_rx = _CONST_RELOC
         self._fast_lane = True  # private switch: False sends every line through the generic path (tests)
         self.lanes, self.lane_guard = self._lanes()
@@ -465,6 +468,9 @@ class _Run:
         program = self.pass2()
         if self.diags:
             raise AsmError(self.diags + self.warnings, {self.path: self.text})
+        if self.a.exposed:
+            from kcgen.sim.hazards import stale_reads  # noqa: PLC0415 - kcgen.sim imports this module
+            self.warnings += stale_reads(self.a.spec, program, self.path, self.text)
         program.warnings = self.warnings
         return program
 

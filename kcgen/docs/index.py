@@ -8,6 +8,7 @@ spaces (semantics: one statement a line). The first line of a record names what 
 """
 from __future__ import annotations
 
+from isadl import ir
 from isadl.check import Spec
 from isadl.printer import type_ref
 
@@ -156,6 +157,10 @@ def _machine(spec: Spec) -> list[Record]:
             r.add("UNIT", u.name + (f" ({opts})" if opts else "") + (f" -- {facts.one_line(u.doc)}" if u.doc else ""))
         for p in t.props:
             r.add("PROPERTY", f"{p.name} = {facts.value_text(spec, p.value)}")
+        for x in t.caches + t.predictors:
+            props = ", ".join(f"{p.name} = {p.value.id if isinstance(p.value, ir.Name) else facts.value_text(spec, p.value)}"
+                              for p in x.props)
+            r.add(x.kind.upper(), f"{x.name}: {props}" + (f" -- {facts.one_line(x.doc)}" if x.doc else ""))
         out.append(r.add("DOC", facts.one_line(t.doc)))
     for s in isa.slots:
         out.append(Record("SLOT", s.name).add("WIDTH", f"{s.width} bits").add("NOP", s.nop)
@@ -171,8 +176,9 @@ def _machine(spec: Spec) -> list[Record]:
         out.append(r.add("DOC", facts.one_line(d.doc)))
     if isa.hwloop:
         h = isa.hwloop
-        out.append(Record("HWLOOP", isa.name).add("START", h.start).add("END", h.end)
-                   .add("DEPTH", facts.value_text(spec, h.depth)).add("DOC", facts.one_line(h.doc)))
+        r = Record("HWLOOP", isa.name)
+        r = (r.add("REGISTERS", ", ".join(h.registers)) if h.registers else r.add("START", h.start).add("END", h.end))
+        out.append(r.add("DEPTH", facts.value_text(spec, h.depth)).add("DOC", facts.one_line(h.doc)))
     for f in isa.formats:
         if f.name not in spec.formats:
             continue

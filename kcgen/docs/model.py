@@ -359,8 +359,11 @@ class _Builder:
         if h is None:
             return
         self.heading(2, "Hardware loops", "hwloop")
-        items = [("Loop start: ", Link(h.start, f"insn-{h.start}", code=True)),
-                 ("Loop end: ", Link(h.end, f"insn-{h.end}", code=True))]
+        if h.registers:  # register-driven zero-overhead loops
+            items = [(f"Loop {what} register: ", Code(name)) for what, name in zip(("count", "start", "end"), h.registers)]
+        else:
+            items = [("Loop start: ", Link(h.start, f"insn-{h.start}", code=True)),
+                     ("Loop end: ", Link(h.end, f"insn-{h.end}", code=True))]
         if h.depth is not None:
             items.append(("Maximum nesting: ", Code(facts.value_text(self.spec, h.depth))))
         self.add(Bullets(tuple(items)))

@@ -51,7 +51,7 @@ def _native_text() -> str:
 def _generator_text() -> str:
     """The generator's own source: a changed generator never reuses an old build."""
     here = Path(__file__).resolve().parent
-    return "".join((here / f).read_text() for f in ("cgen.py", "loops.py", "layout.py", "typed.py", "work.py"))
+    return "".join((here / f).read_text() for f in ("cgen.py", "structures.py", "loops.py", "layout.py", "typed.py", "work.py"))
 
 
 def cache_key(spec: Spec, cc: str = "gcc", digest: Optional[str] = None) -> str:

@@ -26,12 +26,13 @@ from isadl.types import BoolT, FloatLitT, FloatT, IntLitT, IntT, Type, VecT, is_
 
 from kcgen.asm.tables import Encoding, bundle_formats, encodings, pcrel_base
 
+from . import structures
 from .layout import FloatFormat, Layout, Scalar, Store, layout
 from .loops import Region, render_index
 from .typed import TypedBody, local_type, type_function, type_instruction
 from .work import Work
 
-GENERATOR_VERSION = "2"
+GENERATOR_VERSION = "3"
 MAX_WRITES = 64  # memory blocks one instruction may mark as pending (more: the rest count as ready)
 BLOCK_SHIFT = 6  # memories are tracked for readiness in blocks of 64 elements
 CAL_WORDS = 64  # ooo: each unit copy's calendar covers the next 64 x 64 = 4096 cycles (one bit a cycle)
@@ -95,6 +96,8 @@ class _Access:
     tracked: bool = False  # a memory whose blocks carry ready times
     index: str = ""
     site: int = 0  # id() of the memory index expression (loops.Region)
+    dyn: Optional[tuple[int, str]] = None  # a register reached through a computed index: (tracking slot, C index)
+    cached: bool = False  # an element of the memory the data cache caches
 
 
 class CGen:
@@ -114,6 +117,22 @@ class CGen:
         self.units = [u.name for u in self.timing.units] if self.timing and self.timing.model != "vliw" else []
         self.props = {p.name: spec.params_eval(p.value) for p in self.timing.props} if self.timing else {}
         self.tracked = self._tracked_memories()
+        # registers reached through a computed index (vector register groups): tracked per instruction
+        self.dyn_files, self.dyn_fns, self.dyn_insns = self._dynamic_registers()
+        self.tstate: dict[str, tuple[int, int]] = {}  # timing scratch words (s->tstate): name -> (offset, size)
+        self.tstate_keep: list[tuple[int, int]] = []  # the ranges a warm reset keeps
+        if self.dyn_files:  # per file, the registers read and written (bit masks) by the last tracked instruction
+            self._tstate("trk", 2 * len(self.dyn_files))
+        for f in self.dyn_files:
+            self._tstate(f"rend_{f}", self.L.stores[f].shape[0])  # per register: last cycle an issued reader reads it
+        self._trk_declared = False  # the instruction being compiled holds `trk` (the masks of what it touches)
+        # caches and branch predictor (kcgen.sim.structures)
+        self.caches, self.predictor, self.load_extra = structures.read(spec, self._tstate)
+        self.dcache = next((c for c in self.caches if c.serves == "data"), None)
+        self.icache = next((c for c in self.caches if c.serves == "fetch"), None)
+        if self.icache is not None:
+            self._tstate("fetch_line", 1, keep=True)  # the line of the last fetch (+ 1): the same line hits
+        self.cache_insns = self._memory_users(self.dcache.memory) if self.dcache else set()
         self._tmp = 0
         self._region = None  # the loops.Region being compiled (its fast version when _plan is set)
         self._no_regions = False  # compile every statement as the plain checked code
@@ -151,6 +170,94 @@ class CGen:
         if not self.timing:
             return None
         return next((u for u in self.timing.units if u.name == insn.unit), None)
+
+    def _tstate(self, name: str, size: int, keep: bool = False) -> int:
+        """Reserve `size` words of timing scratch (cleared at reset; `keep`: not at a warm reset, which
+        keeps caches and predictor trained); returns the offset."""
+        off = sum(n for _, n in self.tstate.values())
+        self.tstate[name] = (off, size)
+        if keep:
+            self.tstate_keep.append((off, size))
+        return off
+
+    def _reg_file(self, name: str) -> Optional[str]:
+        """The register file a register file or a group of one part (`group v[n]`) is stored in, when
+        it has at most 64 registers (one bit each in a mask), else None."""
+        if name in self.L.groups:
+            g = self.L.groups[name]
+            if len(g.parts) != 1 or not (isinstance(g.parts[0][1], ir.Name) and g.parts[0][1].id == "n"):
+                return None
+            name = g.parts[0][0]
+        st = self.L.stores.get(name)
+        return name if st is not None and st.kind == "reg" and st.shape[0] <= 64 else None
+
+    def _dynamic_registers(self) -> tuple[list[str], set[str], set[str]]:
+        """Register files some semantics reach through a computed index (not `FILE[operand]`), the
+        functions and instructions that do (directly or through a function): their reads and writes
+        are recorded as they run and the timing model waits on them (in-order and ooo models)."""
+        if not self.timing or self.timing.model not in ("inorder", "ooo"):
+            return [], set(), set()
+        files: list[str] = []
+
+        def scan(stmts_or_expr, operands) -> set[str]:
+            found = set()
+            nodes = _walk(stmts_or_expr) if isinstance(stmts_or_expr, (list, tuple)) else _walk_expr(stmts_or_expr)
+            for n in nodes:
+                if isinstance(n, ir.Index) and isinstance(n.base, ir.Name):
+                    f = self._reg_file(n.base.id)
+                    if f is not None and not (isinstance(n.index, ir.Name) and n.index.id in operands):
+                        found.add(f)
+            return found
+
+        calls = lambda body: {n.func for n in (_walk(body) if isinstance(body, (list, tuple)) else _walk_expr(body))  # noqa: E731
+                              if isinstance(n, ir.Call)}
+        fns = {f.name: f for f in self.spec.isa.functions}
+        direct = {name: scan(f.body, ()) for name, f in fns.items()}
+        dyn_fns = {n for n, found in direct.items() if found}
+        grown = True
+        while grown:  # a function calling a tracking function tracks too
+            grown = False
+            for name, f in fns.items():
+                if name not in dyn_fns and calls(f.body) & dyn_fns:
+                    dyn_fns.add(name)
+                    grown = True
+        insns = set()
+        for name, ins in self.spec.instructions.items():
+            found = scan(ins.insn.semantics, set(ins.operands))
+            if found or calls(ins.insn.semantics) & dyn_fns:
+                insns.add(name)
+            for f in found:
+                if f not in files:
+                    files.append(f)
+        for name in dyn_fns:
+            for f in sorted(direct[name]):
+                if f not in files:
+                    files.append(f)
+        return files, dyn_fns, insns
+
+    def _memory_users(self, mem: str) -> set[str]:
+        """Instructions whose semantics (or the functions they call) access memory `mem`."""
+        def touches(nodes) -> bool:
+            return any((isinstance(n, ir.Index) and isinstance(n.base, ir.Name) and n.base.id == mem) or
+                       (isinstance(n, ir.Call) and n.func in ("load", "store") and n.args and
+                        isinstance(n.args[0], ir.Name) and n.args[0].id == mem) for n in nodes)
+        fns = {f.name: f for f in self.spec.isa.functions}
+        users = {n for n, f in fns.items() if touches(_walk_expr(f.body))}
+        grown = True
+        while grown:
+            grown = False
+            for n, f in fns.items():
+                if n not in users and any(isinstance(c, ir.Call) and c.func in users for c in _walk_expr(f.body)):
+                    users.add(n)
+                    grown = True
+        return {name for name, ins in self.spec.instructions.items()
+                if touches(_walk(ins.insn.semantics)) or
+                any(isinstance(c, ir.Call) and c.func in users for c in _walk(ins.insn.semantics))}
+
+    def _track(self, acc: _Access, write: bool) -> str:
+        """The C statement recording that `acc` (a register reached through a computed index) is read/written."""
+        slot, idx = acc.dyn
+        return f"trk[{2 * slot + int(write)}] |= UINT64_C(1) << ({idx});"
 
     # ---- naming ----------------------------------------------------------------------------------
     def tmp(self, stem: str = "t") -> str:
@@ -263,6 +370,10 @@ class CGen:
         return self.read(acc, t)
 
     def read(self, acc: _Access, t: Type) -> str:
+        if acc.dyn is not None:
+            self.pre.append(self._track(acc, False))
+        if acc.cached:
+            self.pre.append(f"kc_daccess(s, {acc.index}, 0);")
         if isinstance(t, VecT):
             self.vec_sizes.add(t.bits // 8)
             return self.canon_vec(f"(*(const kcv{t.bits // 8} *)({acc.ptr}))", t)
@@ -327,8 +438,10 @@ class CGen:
         if st.kind == "mem":
             tmp = self.tmp("i")
             self.pre.append(f"uint64_t {tmp} = {self.index_c(path[0], dims[0], name)};")
-            return _Access(f"(s->{st.cname} + {tmp})", st.elem, st, name in self.tracked, tmp, id(path[0]))
+            return _Access(f"(s->{st.cname} + {tmp})", st.elem, st, name in self.tracked, tmp, id(path[0]),
+                           cached=self.dcache is not None and name == self.dcache.memory)
         flat = None
+        dyn = None
         for k, dim in enumerate(dims):
             if k >= len(path):
                 break
@@ -337,15 +450,20 @@ class CGen:
                 code = f"d->a[{self.operand_index[ix.id]}]"
             else:
                 code = self.index_c(ix, dim, name)
+                if st.kind == "reg" and k == 0 and name in self.dyn_files and self._trk_declared:
+                    r = self.tmp("r")
+                    self.pre.append(f"uint64_t {r} = {code};")
+                    code = r
+                    dyn = (self.dyn_files.index(name), r)
             flat = code if flat is None else f"({flat}) * {dim} + {code}"
         flat = flat or "0"
         rest = path[len(dims):]
         if lanes:
             if rest:
                 lane = self.checked_index(self.expr(rest[0], IntLitT()), lanes, f"{name} lane")
-                return _Access(f"(s->{st.cname} + ({flat}) * {lanes} + {lane})", st.elem, st)
-            return _Access(f"(s->{st.cname} + ({flat}) * {lanes})", st.elem, st)
-        return _Access(f"(s->{st.cname} + {flat})", st.elem, st)
+                return _Access(f"(s->{st.cname} + ({flat}) * {lanes} + {lane})", st.elem, st, dyn=dyn)
+            return _Access(f"(s->{st.cname} + ({flat}) * {lanes})", st.elem, st, dyn=dyn)
+        return _Access(f"(s->{st.cname} + {flat})", st.elem, st, dyn=dyn)
 
     def operand_in_range(self, ix: ir.Expr, st: Store) -> bool:
         if not (isinstance(ix, ir.Name) and ix.id in self.body.operands and ix.id not in self.locals):
@@ -361,10 +479,12 @@ class CGen:
         tmp = self.tmp("g")
         self.pre.append(f"uint64_t {tmp} = {n};")
         t = g.type
+        file = self._reg_file(name)
+        dyn = (self.dyn_files.index(file), tmp) if file in self.dyn_files and self._trk_declared else None
         if isinstance(t, VecT) and len(path) > 1:
             sc = self.L_scalar(t.elem)
             lane = self.checked_index(self.expr(path[1], IntLitT()), t.count, f"{name} lane")
-            return _Access(f"(({sc.ctype} *)kc_grp_{name}(s, {tmp}, ({lane}) * {sc.dtype.itemsize}))", sc, None)
+            return _Access(f"(({sc.ctype} *)kc_grp_{name}(s, {tmp}, ({lane}) * {sc.dtype.itemsize}))", sc, None, dyn=dyn)
         # the whole register: bytes gathered into a container, written back by group_store
         holder = self.tmp("gv")
         size = t.bits // 8
@@ -372,7 +492,7 @@ class CGen:
         self.pre.append(f"kcv{size} {holder}; kc_gget_{name}(s, {tmp}, {holder}.b);")
         sc = self.L_scalar(t) if not isinstance(t, VecT) else None
         return _Access(f"(&{holder})" if sc is None else f"(({sc.ctype} *){holder}.b)", sc, None,
-                       index=f"{tmp}:{holder}")
+                       index=f"{tmp}:{holder}", dyn=dyn)
 
     def e_Slice(self, e: ir.Slice, t):
         base_t = self.body.type(e.base)
@@ -605,7 +725,8 @@ class CGen:
         if f in self.functions:
             fn = self.functions[f]
             args = ", ".join(self.expr(a, self.spec.context.resolve_type(p.type)) for a, p in zip(e.args, fn.params))
-            return f"fn_{f}(s, d, pc, need{', ' + args if args else ''})"
+            trk = (", trk" if self._trk_declared else ", 0") if self.dyn_files else ""
+            return f"fn_{f}(s, d, pc, need{trk}{', ' + args if args else ''})"
         if f in ("store",):
             raise AssertionError("store is a statement")
         conv_t = self.spec.context.resolve_type(ir.TypeRef(f)) if f not in self.locals else None
@@ -750,6 +871,8 @@ class CGen:
         nbytes = t.bits // 8
         raw = self.tmp("raw")
         self.pre.append(f"uint64_t {raw} = 0; memcpy(&{raw}, s->{st.cname} + {addr}, {nbytes});")
+        if self.dcache is not None and mem == self.dcache.memory:
+            self.pre.append(f"kc_daccess(s, {addr}, 0);")
         if mem in self.tracked:
             self.pre.append(f"kc_need_span(need, s->b_{mem}, {addr}, {k});")
         return self.from_bits(raw, t)
@@ -892,6 +1015,8 @@ class CGen:
             else:
                 out.append(f"{ind}*{acc.ptr} = {self.store_scalar(value, acc.scalar)};")
             out.append(f"{ind}kc_gset_{root.id}(s, {tmp}, {holder}.b);")
+            if acc.dyn is not None:
+                out.append(ind + self._track(acc, True))
             return out
         if isinstance(tt, VecT):
             return self.write(acc, path, f"memcpy({acc.ptr}, &({value}), sizeof(kcv{tt.bits // 8}));", ind)
@@ -910,6 +1035,10 @@ class CGen:
                 out.append(f"{ind}uint64_t {idx} = (uint64_t)({self.expr(first, IntLitT())});")
             write = f"if ({' && '.join(f'{idx} != {z}' for z in sorted(st.zero))}) {write}"
         out.append(ind + write)
+        if acc.dyn is not None:
+            out.append(ind + self._track(acc, True))
+        if acc.cached:
+            out.append(f"{ind}kc_daccess(s, {acc.index}, 1);")
         if acc.tracked:
             out.append(f"{ind}{{ uint64_t *bp = &s->b_{st.name}[{acc.index} >> {BLOCK_SHIFT}]; "
                        f"if (bp != kc_last) {{ kc_last = bp; kc_pending(s, bp); }} }}")
@@ -978,6 +1107,8 @@ class CGen:
             self.pre = []
             out += [f"{ind}uint64_t {bits} = {self.bits_of(value, t)};",
                     f"{ind}memcpy(s->{st.cname} + {addr}, &{bits}, {t.bits // 8});"]
+            if self.dcache is not None and mem == self.dcache.memory:
+                out.append(f"{ind}kc_daccess(s, {addr}, 1);")
             if mem in self.tracked:
                 out.append(f"{ind}kc_pending_span(s, s->b_{mem}, {addr}, {k});")
             return out
@@ -1021,6 +1152,7 @@ class CGen:
         head += [f"typedef struct {{ uint8_t b[{n}]; }} kcv{n};" for n in sorted(self.vec_sizes)] + [""]
         head += self.canon_lanes_c()
         head += self.groups_c()
+        head += self.structures_c()
         head += fns
         head += ["/* instructions compiled in sim_ops.c */"] + decls + [""]
         decoder = self.decoder_c()
@@ -1153,7 +1285,10 @@ class CGen:
                  "    void *jmp;",
                  "    uint64_t wall_ns;  /* the wall-clock limit of a run in ns, 0: none (set by the caller) */",
                  "    uint64_t deadline;  /* kc_now_ns() at which the run stops, 0: none (set by run) */",
-                 "    int64_t poll_left;  /* loop iterations until a long instruction reads the clock */"]
+                 "    int64_t poll_left;  /* loop iterations until a long instruction reads the clock */",
+                 "    uint64_t *tstate;  /* timing scratch: register tracking, caches, predictors (cleared at reset) */"]
+        if self.delay_slots:  # a taken jump waiting for its delay slots (redirect_c); cleared by reset
+            lines += ["    uint64_t br_target;", "    uint64_t br_left;"]
         for st in self.L.stores.values():
             lines.append(f"    {st.elem.ctype} *{st.cname};")
             if st.kind == "reg" or st.kind == "state":
@@ -1368,12 +1503,16 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
             params = "".join(f", {comp_ctype(self.spec.context.resolve_type(p.type))} p_{c_ident(p.name)}" for p in fn.params)
             rt = self.spec.context.resolve_type(fn.result)
             self.pre = []
+            self._trk_declared = fn.name in self.dyn_fns
             value = self.expr(fn.body, rt)
+            self._trk_declared = False
+            trk = ", uint64_t *trk" if self.dyn_files else ""
             # always inlined: a helper called per element (a vector lane's read) costs a call and keeps
             # its constant arguments (the element width) from folding away at the call site
             out += [f"static inline KC_HOT {comp_ctype(rt)} fn_{fn.name}(kc_s *restrict s, const {self.P}_op *d, uint64_t pc, "
-                    f"uint64_t *need{params}) {{",
-                    "    (void)s; (void)d; (void)pc; (void)need;"] + ["    " + p for p in self.pre] + [f"    return {value};", "}"]
+                    f"uint64_t *need{trk}{params}) {{",
+                    "    (void)s; (void)d; (void)pc; (void)need;" + (" (void)trk;" if trk else "")] + \
+                ["    " + p for p in self.pre] + [f"    return {value};", "}"]
         return out + [""]
 
     def instructions_c(self) -> list[str]:
@@ -1395,12 +1534,19 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
             self._tmp = 0
             self._side_by_side = False  # has reductions computed side by side (reduce_ahead)
             self._regions = 0
+            self._trk_declared = name in self.dyn_insns
             body = self.block(e.insn.insn.semantics, "    ")
             plain = len(body)
             if self._regions:  # inline or not as without fast versions: measure the plain body
                 side, self._no_regions = self._side_by_side, True
                 plain = len(self.block(e.insn.insn.semantics, "    "))
                 self._side_by_side, self._no_regions = side, False
+            if self._trk_declared:  # the registers it reached through computed indices, for timing_c
+                n = 2 * len(self.dyn_files)
+                base = self.tstate["trk"][0]
+                body = [f"    uint64_t trk[{n}] = {{0}};"] + body + \
+                    [f"    memcpy(s->tstate + {base}, trk, sizeof trk);"]
+            self._trk_declared = False
             short = plain <= self.INLINE_LINES
             doc = f"/* {e.insn.template.text} */"
             # Short bodies are inlined into their handler (the run loop stays fast); long ones (vector
@@ -1459,7 +1605,7 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
 
     def meta(self) -> dict:
         """What the Python side needs to drive the compiled simulator (stored beside it in the cache)."""
-        return {"prefix": self.P, "isa": self.spec.isa.name, "generator": GENERATOR_VERSION,
+        return {"prefix": self.P, "isa": self.spec.isa.name, "generator": GENERATOR_VERSION, "delay_slots": self.delay_slots,
                 "ops": ["<illegal>"] + self.names, "units": self.units,
                 "unit_copies": [self._copies(u) for u in self.units], "tracked": sorted(self.tracked),
                 "block_shift": BLOCK_SHIFT, "granule": self.granule, "max_ops": self.max_ops,
@@ -1471,7 +1617,11 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
                 # the wall-clock limit: instructions between reads of the clock in the run loop, the most
                 # loop iterations of one instruction, the instructions whose loops read it themselves
                 "poll_steps": self.poll_steps, "max_work": self.max_work, "max_work_unpolled": self.max_work_unpolled,
-                "polled": list(self.polled_insns)}
+                "polled": list(self.polled_insns),
+                "tstate": max(sum(n for _, n in self.tstate.values()), 1),
+                "tstate_keep": self.tstate_keep,
+                "structures": {"caches": {c.name: c.stats for c in self.caches},
+                               "predictor": self.predictor.stats if self.predictor else None}}
 
     def _static_busy(self, name: str) -> list[int]:
         unit = self.encs[name].insn.insn.unit
@@ -1635,6 +1785,7 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
             out += [f"{ind}kc_gpend_{file}(s, (uint64_t)d->a[{k}]);" for file, k in groups]
             out.append(f"{ind}(void)c;")
         else:
+            dyn_post = self._dynamic_timing(name, ind, out) + self._cache_timing(name, ind, out)
             if self._ooo:  # returns when the operation is done (its store data included)
                 call = (f"kc_issue(s, {ui_track}, " if self.replicate_tails else f"kc_issue_{self._unit_tag(ui_track)}(s, ")
                 out.append(f"{ind}uint64_t done = {call}c, l, need_v, {'need_s' if data else 0});")
@@ -1642,6 +1793,7 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
                 out.append(f"{ind}uint64_t done = kc_issue(s, {ui_track}, c, l, need_v) + l;")
             out += [f"{ind}{t} = done;" for t in targets]
             out += [f"{ind}kc_gready_{file}(s, (uint64_t)d->a[{k}], done);" for file, k in groups]
+            out += dyn_post
             if self.tracked:
                 out.append(f"{ind}if (s->t_npend) kc_settle(s, done);")
             if not targets and not groups:  # otherwise `done` is in a ready time that run() reads at the end
@@ -1649,13 +1801,94 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
             if not self._const_cycles(name):
                 out.append(f"{ind}if ({ui} >= 0) s->unit_busy[{ui}] += c;")
         pcrel = [k for k, o in enumerate(self.encs[name].insn.operands.values()) if o.kind == "pcrel"]
-        if pcrel and self.timing is not None and self.timing.model == "ooo":
+        if self.predictor is not None:
+            out += self._branch_kind(name, ind, pcrel)
+        elif pcrel and self.timing is not None and self.timing.model == "ooo":
             if any(isinstance(st, ir.Assign) and isinstance(st.target, ir.Name) and st.target.id == "pc"
                    for st in insn.semantics):  # an unconditional direct jump: the BTB knows it
                 out.append(f"{ind}s->t_branch = 1; s->t_predict_taken = 1;")
             else:  # a conditional branch: backward predicted taken, forward not taken
                 out.append(f"{ind}s->t_branch = 1; s->t_predict_taken = (uint64_t)d->a[{pcrel[0]}] < pc;")
         return out
+
+    def _branch_kind(self, name: str, ind: str, pcrel: list[int]) -> list[str]:
+        """For the predictor: what kind of control transfer the instruction is (1 conditional branch,
+        2 direct jump, 3 indirect jump), whether it links (writes the link register: a call) and
+        whether it returns (an indirect jump through the link register that does not link)."""
+        insn = self.encs[name].insn.insn
+        jumps = [st for st in _walk(insn.semantics) if isinstance(st, ir.Assign) and isinstance(st.target, ir.Name)
+                 and st.target.id == "pc"]
+        if not jumps:
+            return []
+        if pcrel:
+            kind = 2 if any(isinstance(st, ir.Assign) and isinstance(st.target, ir.Name) and st.target.id == "pc"
+                            for st in insn.semantics) else 1
+        else:
+            kind = 3
+        _, _, (reads, writes) = self.costs[name]
+        link = self.predictor.link
+        wk = [self.operand_index_of(name, op) for f, op in writes if f in self.L.stores and self.L.stores[f].kind == "reg"]
+        rk = [self.operand_index_of(name, op) for f, op in reads if f in self.L.stores and self.L.stores[f].kind == "reg"]
+        call = f"(d->a[{wk[0]}] == {link})" if wk and kind != 1 else "0"
+        ret = f"(d->a[{rk[0]}] == {link} && !{call})" if rk and kind == 3 else "0"
+        return [f"{ind}s->t_branch = {kind} | ({call} << 2) | ({ret} << 3);"]
+
+    def structures_c(self) -> list[str]:
+        """The caches' lookups, the data-access hook and the branch predictor (kcgen.sim.structures)."""
+        if not self.caches and self.predictor is None:
+            return []
+        out = ["/* ---- caches and branch prediction ---- */"]
+        out += structures.caches_c(self.caches, self.tstate["tick"][0])
+        if self.dcache is not None:
+            out += structures.data_access_c(self.dcache, self.load_extra)
+        if self.predictor is not None:
+            out += structures.predictor_c(self.predictor, self.props.get("mispredict_penalty", 0))
+        return out + [""]
+
+    def _cache_timing(self, name: str, ind: str, out: list[str]) -> list[str]:
+        """A fetch in a new line looks it up in the instruction cache (a miss holds dispatch); a load
+        that missed the data cache takes the extra cycles, once one of the cache's MSHRs is free."""
+        if self.icache is not None:
+            line = self.tstate["fetch_line"][0]
+            shift = self.icache.line.bit_length() - 1
+            restart = "s->t_dispatched = 0;" if self._ooo else "s->nissued = 0;"
+            out.append(f"{ind}{{ uint64_t ln = (pc >> {shift}) + 1; if (ln != s->tstate[{line}]) {{ s->tstate[{line}] = ln; "
+                       f"uint64_t x = kc_cache_{self.icache.name}(s, pc); if (x) {{ s->now += x; {restart} }} }} }}")
+        if name not in self.cache_insns:
+            return []
+        c = self.dcache
+        out.append(f"{ind}uint64_t xl = s->tstate[{self.load_extra}]; s->tstate[{self.load_extra}] = 0;")
+        if not c.mshrs:
+            out.append(f"{ind}l += xl;")
+            return []
+        out += [f"{ind}int ms = -1;",
+                f"{ind}if (xl) {{ l += xl; ms = 0; for (int i = 1; i < {c.mshrs}; i++) if (s->tstate[{c.mshr} + i] < "
+                f"s->tstate[{c.mshr} + ms]) ms = i; if (s->tstate[{c.mshr} + ms] > need_v) need_v = s->tstate[{c.mshr} + ms]; }}"]
+        return [f"{ind}if (ms >= 0) s->tstate[{c.mshr} + ms] = done;"]
+
+    def _dynamic_timing(self, name: str, ind: str, out: list[str]) -> list[str]:
+        """Hazards on registers an instruction reached through computed indices (its masks, recorded as
+        its semantics ran): it waits for those it read (RAW), and finishes a write no earlier than the
+        register's last write (WAW) and after the last cycle an earlier reader reads it (WAR). Appends
+        the waits to `out`; returns the updates to make once `done` is known."""
+        if name not in self.dyn_insns:
+            return []
+        base = self.tstate["trk"][0]
+        post = []
+        for k, f in enumerate(self.dyn_files):
+            rend = self.tstate[f"rend_{f}"][0]
+            r, w = f"tr_{k}", f"tw_{k}"
+            out += [f"{ind}uint64_t {r} = s->tstate[{base + 2 * k}], {w} = s->tstate[{base + 2 * k + 1}];",
+                    f"{ind}for (uint64_t m = {r}; m; m &= m - 1) {{ uint64_t t = s->rdy_{f}[__builtin_ctzll(m)]; "
+                    "if (t > need_v) need_v = t; }",
+                    f"{ind}for (uint64_t m = {w}; m; m &= m - 1) {{ int i = __builtin_ctzll(m); "
+                    f"uint64_t t = s->rdy_{f}[i], e = s->tstate[{rend} + i] + 1; if (e > t) t = e; "
+                    "if (t > l && t - l > need_v) need_v = t - l; }"]
+            post += [f"{ind}for (uint64_t m = {w}; m; m &= m - 1) s->rdy_{f}[__builtin_ctzll(m)] = done;",
+                     f"{ind}if ({r}) {{ uint64_t e = done - l + (c ? c - 1 : 0); "
+                     f"for (uint64_t m = {r}; m; m &= m - 1) {{ uint64_t *p = &s->tstate[{rend} + __builtin_ctzll(m)]; "
+                     "if (e > *p) *p = e; } }"]
+        return post
 
     @property
     def _ooo(self) -> bool:
@@ -1699,6 +1932,37 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
 
     def operand_index_of(self, name: str, opname: str) -> int:
         return list(self.encs[name].insn.operands).index(opname)
+
+    @property
+    def delay_slots(self) -> int:
+        """VLIW delay slots: a pc write takes effect after this many further bundles (0: at once)."""
+        return int(self.props.get("delay_slots", 0)) if self.timing and self.timing.model == "vliw" else 0
+
+    @property
+    def zol(self) -> tuple:
+        """The (count, start, end) state items of register-driven zero-overhead loops, or ()."""
+        h = self.spec.isa.hwloop
+        return tuple(self.L.stores[n].cname for n in h.registers) if h and h.registers else ()
+
+    def redirect_c(self) -> list[str]:
+        """Lines of KC_NEXT, after a bundle: delayed branches and the zero-overhead loop-back (both
+        semantics, so they run untimed too; kcgen.sim.pyref.RefMachine._redirect does the same)."""
+        if not self.delay_slots and not self.zol:
+            return []
+        out = ["    { int landed = 0; \\"]
+        if self.delay_slots:
+            out += ["    if (s->br_left) { \\",
+                    "        if (taken) kc_fail(s, KC_TRAP_PC, \"a jump in the delay slots of the jump to %#llx\", \\",
+                    "                           (unsigned long long)s->br_target); \\",
+                    "        if (--s->br_left == 0) { npc = s->br_target; landed = 1; } \\",
+                    f"    }} else if (taken) {{ s->br_target = npc; s->br_left = {self.delay_slots}; npc = pc + size; }} \\"]
+        if self.zol:
+            lc, ls, le = self.zol
+            out += [f"    if (!landed && s->{lc}[0] != 0 && (uint64_t)s->{le}[0] == pc) {{ \\",
+                    f"        if (--s->{lc}[0] != 0) npc = s->{ls}[0]; \\",
+                    "    } \\"]
+        out += ["    (void)landed; taken = npc != pc + size; } \\"]
+        return out
 
     def commit_c(self) -> list[str]:
         """The timing model's bookkeeping once per issue group (an instruction, or a VLIW bundle)."""
@@ -1821,11 +2085,21 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
                 out += [f"static uint64_t kc_issue_{self._unit_tag(u)}(kc_s *restrict s, uint64_t cyc, uint64_t lat, "
                         f"uint64_t need, uint64_t data) {{ return kc_issue(s, {u}, cyc, lat, need, data); }}"
                         for u in sorted({self._track_unit(n) for n in self.names})]
-            out += ["static inline KC_HOT void kc_group_done(kc_s *restrict s, int taken) {",
-                    "    int miss = s->t_branch ? taken != s->t_predict_taken : taken;",
-                    f"    if (miss && s->t_resolve + {pen} > s->now) {{ s->now = s->t_resolve + {pen}; s->t_dispatched = 0; }}",
-                    "    if (s->t_retire > s->horizon) s->horizon = s->t_retire;",
-                    "}"]
+            if self.predictor is not None:  # kcgen.sim.structures: the transfer's prediction, from t_branch
+                out += ["static inline KC_HOT void kc_group_done(kc_s *restrict s, int taken, uint64_t pc, uint64_t npc, "
+                        "uint64_t next_pc) {",
+                        "    int b = s->t_branch;",
+                        "    int64_t r = b ? kc_predict(s, b & 3, (b >> 2) & 1, (b >> 3) & 1, taken, pc, npc, next_pc) : taken;",
+                        f"    if (r == 1 && s->t_resolve + {pen} > s->now) {{ s->now = s->t_resolve + {pen}; s->t_dispatched = 0; }}",
+                        "    if (r < 0) { s->now += (uint64_t)-r; s->t_dispatched = 0; }  /* the BTB did not know the target */",
+                        "    if (s->t_retire > s->horizon) s->horizon = s->t_retire;",
+                        "}"]
+            else:
+                out += ["static inline KC_HOT void kc_group_done(kc_s *restrict s, int taken) {",
+                        "    int miss = s->t_branch ? taken != s->t_predict_taken : taken;",
+                        f"    if (miss && s->t_resolve + {pen} > s->now) {{ s->now = s->t_resolve + {pen}; s->t_dispatched = 0; }}",
+                        "    if (s->t_retire > s->horizon) s->horizon = s->t_retire;",
+                        "}"]
         return out
 
     def _track_unit(self, name: str) -> int:
@@ -2125,7 +2399,8 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
                "    counts[d->op]++; \\",
                "    if (!d->last) { d++; goto *d->h; } \\",
                "    int taken = npc != pc + size; \\",
-               "    if (!untimed) kc_group_done(s, taken); \\",
+               *self.redirect_c(),
+               f"    if (!untimed) kc_group_done(s, taken{', pc, npc, pc + size' if self.predictor else ''}); \\",
                f"    pc = npc & UINT64_C({pcmask:#x}); \\",
                "    if (halt) { s->pc = pc; s->status = 1; s->halted = 1; return 1; } \\",
                "    if (!taken && pc == npc) KC_FETCH_NEXT(); \\",

@@ -1495,6 +1495,15 @@ class RefMachine:
         self.cur_pc = self.next_pc = self.pc
         self.jumped = False
         self.halted = False
+        # VLIW control (docs/simulator.md, "Semantics"): delay slots of jumps and register-driven
+        # zero-overhead loops, as kcgen.sim.cgen's redirect_c
+        t = spec.isa.timing
+        self._delay = 0
+        if t is not None and t.model == "vliw":
+            self._delay = int(next((spec.params_eval(p.value) for p in t.props if p.name == "delay_slots"), 0))
+        h = spec.isa.hwloop
+        self._zol = tuple(h.registers) if h is not None and h.registers else ()
+        self.branch: Optional[tuple[int, int]] = None  # (target, bundles still to run) of a jump in flight
 
     # -- introspection
     def source(self, name: str) -> str:
@@ -1534,6 +1543,7 @@ class RefMachine:
         from .abi import apply
         apply(self.spec, self.arrays, program)  # the kernel ABI's start state (stack, return address)
         self.pc = self.code.wrap_pc(program.entry)
+        self.branch = None
         self.steps = 0
         self.counts = Counter()
         self.status = None
@@ -1603,11 +1613,41 @@ class RefMachine:
             return self._stop(pc, insn.line, t.message, t.kind)
         except Exception as exc:  # a bug of the interpreter, not of the program: still never raise out
             return self._stop(pc, insn.line, f"internal error: {type(exc).__name__}: {exc}", "internal")
+        if self._delay or self._zol:
+            message = self._redirect(pc, pc + insn.size)
+            if message:
+                return self._stop(pc, insn.line, message, "pc")
         self.steps += 1
         self.pc = self.code.wrap_pc(self.next_pc)
         if self.halted:
             self.status = "halted"
             return self.status
+        return None
+
+    def _redirect(self, pc: int, seq: int) -> Optional[str]:
+        """After the bundle at pc (next in order: seq): a jump waits for its delay slots, and the bundle
+        at the loop end register loops back to the loop start while the count stays above zero. Returns
+        a trap message, or None."""
+        taken = self.next_pc != seq
+        landed = False
+        if self._delay:
+            if self.branch is not None:
+                target, left = self.branch
+                if taken:
+                    return f"a jump in the delay slots of the jump to {target:#x}"
+                self.branch = (target, left - 1) if left > 1 else None
+                if left == 1:
+                    self.next_pc, landed = target, True
+            elif taken:
+                self.branch = (self.next_pc, self._delay)
+                self.next_pc = seq
+        if self._zol and not landed:
+            A = self.arrays
+            lc, ls, le = (A[n] for n in self._zol)
+            if int(lc[()]) != 0 and int(le[()]) == pc:
+                lc[()] = int(lc[()]) - 1
+                if int(lc[()]) != 0:
+                    self.next_pc = int(ls[()])
         return None
 
     def run(self, max_steps: int = 1_000_000) -> RunResult:

@@ -112,6 +112,7 @@ class Simulator:
         self._bind_timing("rob", self.meta["rob"])
         self._bind_timing("queue", max(sum(self.meta["unit_copies"]), 1) * 64)
         self._bind_timing("qhead", max(len(self.meta["units"]), 1))
+        self._tstate = self._bind_timing("tstate", self.meta.get("tstate", 1))
         self.program = None
         self._disasm = None
 
@@ -170,17 +171,35 @@ class Simulator:
         abi.apply(self.spec, self.arrays, program)  # the kernel ABI's start state (stack, return address)
         self.reset(program.entry)
 
-    def reset(self, pc: int) -> None:
-        """Start over at pc: counters and timing cleared, storage kept."""
+    def reset(self, pc: int, warm: bool = False) -> None:
+        """Start over at pc: counters and timing cleared, storage kept. `warm`: the caches and the branch
+        predictor keep what they hold (a microbenchmark's second run measures the steady state)."""
         s = self.s
+        kept = [(off, self._tstate[off:off + n].copy()) for off, n in self.meta.get("tstate_keep", [])] if warm else []
         s.pc = pc
         s.cycles = s.instret = s.now = s.horizon = s.nissued = 0
         s.t_dispatched = s.t_retire = s.t_retired = 0
         s.status = s.halted = 0
         s.trap.kind = 0
+        if self.meta.get("delay_slots"):
+            s.br_left = 0  # no jump waiting for its delay slots
         for arr in self._timing:
             arr[...] = 0
+        for off, words in kept:
+            self._tstate[off:off + len(words)] = words
         self._timed_since_reset = True
+
+    def structure_stats(self) -> dict:
+        """Since the last reset: per cache its accesses and misses; the predictor's control transfers,
+        mispredictions and BTB misses (empty when the timing section declares none)."""
+        st = self.meta.get("structures") or {}
+        t = self._tstate
+        out = {"caches": {name: {"accesses": int(t[off]), "misses": int(t[off + 1])}
+                          for name, off in (st.get("caches") or {}).items()}}
+        if st.get("predictor") is not None:
+            off = st["predictor"]
+            out["predictor"] = {"branches": int(t[off]), "mispredicts": int(t[off + 1]), "btb_misses": int(t[off + 2])}
+        return out
 
     def _memory_for(self, base: int, size: int) -> Optional[str]:
         for name, st in self.layout.stores.items():

@@ -27,6 +27,8 @@ HERE = Path(__file__).resolve().parent
 PATHS = {"rv32i_mini": HERE.parent / "isadl" / "fixtures" / "rv32i_mini.isa",
          "plena_mini": HERE.parent / "isadl" / "fixtures" / "plena_mini.isa",
          "vliw_mini": HERE.parent / "isadl" / "fixtures" / "vliw_mini.isa",
+         # delay slots and register-driven zero-overhead loops (hwloop registers)
+         "vliw_ctl": HERE.parent / "isadl" / "fixtures" / "vliw_ctl.isa",
          # every construct of the semantics language, with operands that index any register file
          "semantics_all": HERE / "fixtures" / "semantics_all.isa"}
 NAMES = tuple(PATHS)

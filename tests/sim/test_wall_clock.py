@@ -27,7 +27,7 @@ HUGE = 10 ** 15  # a step budget no run reaches
 ENDLESS = {
     "boom": "loop:\n    addi a0, a0, 1\n    j loop\n",
     "coral": "loop:\n    addi a0, a0, 1\n    j loop\n",
-    "amdnpu": "loop:\nadd r1, r1, #1\nj #loop\n",
+    "amdnpu": "loop:\nadd r1, r1, #1\nj #loop\n" + "nop\n" * 5,  # the jump's delay slots
     # no branches on PLENA: three nested hardware loops of 2^22 - 1 iterations each
     "plena": "C_LOOP_START gp1, 4194303\nC_LOOP_START gp2, 4194303\nC_LOOP_START gp3, 4194303\n"
              "S_ADDI_INT gp4, gp4, 1\nC_LOOP_END gp3\nC_LOOP_END gp2\nC_LOOP_END gp1\n",
@@ -40,7 +40,7 @@ FINITE = {
     "coral": "    li t0, 150000\n    la a1, buf\nloop:\n    addi a0, a0, 3\n    sw a0, 0(a1)\n"
              "    addi t0, t0, -1\n    bne t0, zero, loop\n    ret\n.data\nbuf: .word 0\n",
     "amdnpu": "movxm r1, #0\nmovxm r2, #100000\nmovxm p0, #0xf000\nloop:\nadd r1, r1, #3\nst r1, [p0, #0]\n"
-              "add r2, r2, #-1\njnz r2, #loop\ndone\n",
+              "add r2, r2, #-1\njnz r2, #loop\n" + "nop\n" * 5 + "done\n",
     "plena": "S_ADDI_INT gp2, gp0, 64\nS_ADDI_INT gp3, gp0, 128\nS_ADDI_INT gp5, gp0, 192\n"
              "C_LOOP_START gp4, 100000\nV_ADD_VV gp5, gp2, gp3\nS_ADDI_INT gp6, gp6, 1\nC_LOOP_END gp4\n",
 }

@@ -321,15 +321,21 @@ def test_examples(machine):
 # ---- (e) ooo timing -------------------------------------------------------------------------------------
 
 def timed(source: str, defines: dict | None = None, regs: dict | None = None):
+    """The program's second run, with the caches and the predictor as its first run left them (the
+    core's mechanics without cold misses; the caches have tests of their own in
+    tests/sim/test_timing_microbenchmarks.py)."""
     from kcgen.sim.simulator import Simulator
     from kcgen.asm import Assembler
     sp = isadl.load(BOOM, defines=defines or {})
     sim = Simulator(sp)
-    sim.load(Assembler(sp).assemble(source, "t.s"))
-    for r, v in (regs or {}).items():
-        sim.view("x")[r] = v
-    res = sim.run(1_000_000)
-    assert res.status == "halted", res
+    program = Assembler(sp).assemble(source, "t.s")
+    sim.load(program)
+    for warm in (False, True):
+        sim.reset(program.entry, warm=warm)
+        for r, v in (regs or {}).items():
+            sim.view("x")[r] = v
+        res = sim.run(1_000_000)
+        assert res.status == "halted", res
     return res
 
 
@@ -356,14 +362,16 @@ def test_timing_dependent_chains_pay_their_latency():
     # load-to-use: the load issues at 0, its result is ready at LOAD_LAT, the add at LOAD_LAT + 1
     load_use = timed("ld a0, 0(a1)\naddi a0, a0, 1\nebreak\n", regs={11: ram_base() + 0x1000})
     assert load_use.cycles == 4 + 1
-    # the divider is iterative: two independent divides run one after the other
-    two_div = timed("div a0, a1, a2\ndiv a3, a4, a5\nebreak\n", regs={12: 3, 15: 5})
-    assert two_div.cycles == 2 * spec().params["DIV_CYCLES"]
+    # the divider is iterative: two independent divides run one after the other, each DIV_SETUP (2) plus
+    # one step per possible quotient bit: 1000 / 3 has 10 - 2 + 1 = 9, 7 / 5 has 3 - 3 + 1 = 1
+    two_div = timed("div a0, a1, a2\ndiv a3, a4, a5\nebreak\n", regs={11: 1000, 12: 3, 14: 7, 15: 5})
+    assert two_div.cycles == (2 + 9) + (2 + 1)
 
 
 def test_timing_branch_prediction():
-    # 100 iterations of a 3-instruction loop: the backward bnez is predicted taken and the counter
-    # chain is one cycle per iteration; the exit (taken predicted, not taken) costs MISPREDICT.
+    # 100 iterations of a 3-instruction loop: the backward bnez is predicted taken (trained by the first
+    # run) and the counter chain is one cycle per iteration; the exit (taken predicted, not taken)
+    # costs MISPREDICT.
     loop = "li t0, 100\n1: addi a0, a0, 1\naddi t0, t0, -1\nbnez t0, 1b\nret\n"
     res = timed(loop)
     assert res.instret == 1 + 300 + 1

@@ -485,14 +485,21 @@ def test_kernel_softmax_exp_and_reductions():
 
 
 def test_kernel_gemv_and_scalar_path():
-    # y = x W for one 64-vector (M_MV / M_MV_WO), then f = sqrt(sum(y*y)) via the scalar unit
+    # y = x W for one 64-vector (M_MV / M_MV_WO, BLEN outputs each: 16 column blocks), then
+    # f = sqrt(sum(y*y)) via the scalar unit
     rng = np.random.default_rng(6)
     x = bf16_rows(rng, 64)
     w = bf16_rows(rng, (64, 64), scale=0.125)
     sim = machine("""
+        S_ADDI_INT gp1, gp0, 64     ; y -> V[64]
+        S_ADDI_INT gp2, gp0, 0      ; column block of W at M[0]
+        C_LOOP_START gp3, 16
+        M_MV 0, gp2, gp0            ; x at V[0]
+        M_MV_WO gp1, 0
+        S_ADDI_INT gp1, gp1, 4
+        S_ADDI_INT gp2, gp2, 4
+        C_LOOP_END gp3
         S_ADDI_INT gp1, gp0, 64
-        M_MV 0, gp0, gp0            ; x at V[0], W at M[0]
-        M_MV_WO gp1, 0              ; y -> V[64]
         V_MUL_VV gp1, gp1, gp1
         S_ADD_FP f1, f0, f0
         V_RED_SUM f1, gp1

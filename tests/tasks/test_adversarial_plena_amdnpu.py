@@ -97,6 +97,7 @@ def relu(before_done: str = "", data: str = "", keep_r16: bool = True) -> str:
               "    vst wh4, [p1], #32\n"
               "    add r1, r1, #-1\n"
               "    jnz r1, #loop\n"
+              + "    nop                        // the jump's 5 delay slots\n" * 5
             + before_done
             + ("    mov r16, r28\n" if keep_r16 else "")
             + "    done\n"
@@ -126,7 +127,8 @@ def test_amdnpu_constant_softmax_fails_every_time():
               "    vst wl0, [p1], #32\n"
               "    add r1, r1, #-1\n"
               "    jnz r1, #loop\n"
-              "    done\n"
+              + "    nop                        // the jump's 5 delay slots\n" * 5
+              + "    done\n"
               ".data\n    .p2align 5\ninv64:\n    .short " + ", ".join(["15488"] * 16) + "\n")
     for _ in range(5):
         r = run(kernel, "amdnpu", "softmax")
@@ -250,7 +252,8 @@ def test_amdnpu_lookup_table_for_one_seed_fails_on_fresh_seeds():
               "    vst wh0, [p1], #32\n"
               "    add r1, r1, #-1\n"
               "    jnz r1, #loop\n"
-              "    done\n"
+              + "    nop                        // the jump's 5 delay slots\n" * 5
+              + "    done\n"
               ".data\n    .p2align 5\ntable:\n" + rows)
     assert run(kernel, "amdnpu", "relu", trials=1, seed=seed).correct, "the table should fit its own seed"
     assert_mismatch(run(kernel, "amdnpu", "relu"))

@@ -83,19 +83,33 @@ class Asm:
             self.data.append("    .short " + ", ".join(str(h & 0xffff) for h in halfwords[i:i + 16]))
 
     def loop(self, counter: str, count: int):
-        """Context manager: a counted loop (jnz back; the simulator charges the 5 delay slots)."""
+        """Context manager: a counted loop (jnz back; preserve() gives the jump its 5 delay slots)."""
         asm = self
 
         class _Loop:
             def __enter__(self):
                 self.top = asm.new("loop")
+                self.at = len(asm.lines)
                 asm(f"movxm {counter}, #{count}")
                 asm.label(self.top)
                 return self
 
             def __exit__(self, *exc):
-                asm(f"add {counter}, {counter}, #-1")
+                body = asm.lines[self.at + 2:]
+                ops = [l for l in body if _ops(l)]
+                if all(_ops(l) or l.strip().startswith("//") for l in body) and not any(map(_jumps, ops)) and \
+                        counter not in set().union(*map(_mentions, ops)) and count * len(ops) <= 6:
+                    # a loop this short is smaller unrolled than with its jump and delay slots
+                    asm.lines[self.at:] = body * count
+                    return
+                if counter in set().union(*map(_mentions, ops)):  # the body reads the count: decrement first
+                    asm(f"add {counter}, {counter}, #-1")
+                    asm(f"jnz {counter}, #{self.top}")
+                    return
+                # the jump tests the count before its delay slot decrements it: one iteration less to count
+                asm.lines[self.at] = f"    movxm {counter}, #{count - 1}"
                 asm(f"jnz {counter}, #{self.top}")
+                asm(f"add {counter}, {counter}, #-1 {DS_TAG}")
         return _Loop()
 
     def text(self) -> str:
@@ -183,6 +197,133 @@ def _writes(mn: str, operands: list[str]) -> set[str]:
     return w
 
 
+JUMPS = ("j", "jz", "jnz", "jnzd")
+DELAY_SLOTS = 5  # every AIE2 jump runs the 5 bundles after it before it lands (targets/amdnpu.isa, deviation 1)
+DS_TAG = "// ds"  # a line in a jump's delay slots
+
+
+def _jumps(line: str) -> bool:
+    return any(mn in JUMPS for mn, _ in _ops(line))
+
+
+def _mentions(line: str) -> set[str]:
+    """The scalar registers a line names (l_k counts as both halves r16+2k, r17+2k)."""
+    regs = set(_REGTOK.findall(line.split("//")[0]))
+    for reg in list(regs):
+        if reg[0] == "l":
+            k = int(reg[1:])
+            regs |= {f"r{16 + 2 * k}", f"r{17 + 2 * k}"}
+    return regs
+
+
+def _line_writes(line: str) -> set[str]:
+    return set().union(*(_writes(mn, operands) for mn, operands in _ops(line)))
+
+
+def delay_slots(text: str) -> str:
+    """The kernel `text` with each jump given its 5 delay slots, as a compiler fills them: the jump
+    moves up over the last (at most 5) lines before it that do not write a register it reads. A line
+    that does (the counter's `add rN, rN, #-1`, the return address's `movxm p7` / `lda p7`: at most
+    three) stays before the jump, and the jump moves on up only over lines that name none of the
+    registers such lines name (and, past a load, over no store). The moved lines run in the delay
+    slots, on either path, exactly as before the jump; 16-bit `nop` bundles (llvm-aie's filler) fill the rest. Delay-slot lines
+    carry DS_TAG, so a second pass (a routine spliced into a kernel) leaves a filled jump alone."""
+    lines = text.splitlines()
+    out: list[str] = []
+    k = 0
+    while k < len(lines):
+        line = lines[k]
+        k += 1
+        filled = 0  # delay slots the generator (or a pass before this one) filled already
+        while k + filled < len(lines) and lines[k + filled].rstrip().endswith(DS_TAG):
+            filled += 1
+        if not _jumps(line) or filled >= DELAY_SLOTS:
+            out.append(line)
+            continue
+        keep = _mentions(line)
+        for extra in lines[k:k + filled]:  # what they do must not move above them
+            keep |= _mentions(extra)
+        guard: set[str] = set()  # registers named by the lines that stay
+        moved: list[str] = []
+        stay: list[str] = []
+        past_load = False
+        at = len(out)
+        while len(moved) < DELAY_SLOTS - filled and at > 0:
+            prev = out[at - 1]
+            ops = _ops(prev)
+            if not ops or _jumps(prev) or prev.rstrip().endswith(DS_TAG) or any(mn == "done" for mn, _ in ops):
+                break
+            if _line_writes(prev) & (keep | guard) or _mentions(prev) & guard:
+                if len(stay) == 3 or len(ops) != 1 or ops[0][0].startswith(_STORE_MN):
+                    break
+                stay.insert(0, prev)
+                guard |= _mentions(prev)
+                past_load |= ops[0][0].startswith(("lda", "vlda", "vldb"))
+            elif past_load and any(mn.startswith(_STORE_MN + ("vst",)) for mn, _ in ops):
+                break
+            else:
+                moved.insert(0, prev)
+            at -= 1
+        if not moved:
+            stay = out[at:]
+        out[at:] = stay
+        out.append(line)
+        out += [f"{m.rstrip()} {DS_TAG}" for m in moved]
+        out += [f"    nop {DS_TAG}"] * (DELAY_SLOTS - filled - len(moved))
+    return "\n".join(out) + "\n"
+
+
+_WAIT = re.compile(r"on line (\d+) has latency .*put (\d+) more bundle")
+
+
+def wait_for_results(text: str, spec) -> str:
+    """The kernel `text` with `nop` bundles before each read that the AIE2 pipeline would make before
+    the value is written (it does not wait: targets/amdnpu.isa, deviation 5; the simulator would stall
+    there instead), as far as kcgen.sim.hazards sees them: in straight-line code. A read in a jump's
+    delay slots waits before the jump; when the value is written in the same delay slots, the lines
+    delay_slots() moved there up to the reader go back before the jump (nops take their slots), and the
+    read waits there. Not fixed: a read of a result from across a label (a loop's previous
+    iteration) and a read in the same bundle as the write."""
+    from kcgen.asm import Assembler
+    from kcgen.sim.hazards import stale_reads
+    asm = Assembler(spec)
+    for _ in range(64):
+        lines = text.splitlines()
+        waits: dict[int, int] = {}
+        unfill: dict[int, int] = {}  # jump line -> how many of its delay-slot lines go back before it
+        for w in stale_reads(spec, asm.assemble(text, "kernel.s"), "kernel.s", text, limit=None):
+            m = _WAIT.search(w.message)
+            if m is None:
+                continue
+            at = w.loc.line - 1
+            while at > 0 and lines[at].rstrip().endswith(DS_TAG):
+                at -= 1  # the jump whose delay slot reads it
+            if at != w.loc.line - 1 and int(m.group(1)) - 1 > at:
+                unfill[at] = max(unfill.get(at, 0), w.loc.line - 1 - at)  # written in the same delay slots
+                continue
+            waits[at] = max(waits.get(at, 0), int(m.group(2)))
+        if not waits and not unfill:
+            break
+        out: list[str] = []
+        i = 0
+        while i < len(lines):
+            if i in unfill:  # moved work first (it precedes the nops in a filled block), then the jump
+                back = [l[:l.rindex(DS_TAG)].rstrip() for l in lines[i + 1:i + 1 + unfill[i]]]
+                if any(re.split(r"//", l)[0].strip() == "nop" for l in back):
+                    out.append(lines[i])  # not work delay_slots() moved: leave it
+                    i += 1
+                    continue
+                out += back + [lines[i]] + lines[i + 1 + unfill[i]:i + 1 + DELAY_SLOTS]
+                out += [f"    nop {DS_TAG}"] * unfill[i]
+                i += 1 + DELAY_SLOTS
+                continue
+            out += ["    nop"] * waits.get(i, 0)
+            out.append(lines[i])
+            i += 1
+        text = "\n".join(out) + "\n"
+    return text
+
+
 def preserve(text: str, pack: bool = True) -> str:
     """The kernel `text` (.text ... done [.data ...]) with the callee-saved registers it writes renamed,
     held or spilled as described above. pack=True: the added lines are bundles already (template
@@ -235,7 +376,8 @@ def preserve(text: str, pack: bool = True) -> str:
         else:
             spill.append(reg)
     if not hold and not spill:
-        return "\n".join(lines) + "\n"
+        text = "\n".join(lines) + "\n"
+        return delay_slots(text) if pack else text
     save, restore = [], []  # (slot, text, reads, writes); slot "copy": an r-to-r copy, mov (mv) or or (alu)
     for reg, h in hold.items():
         rr = reg.startswith("r") and h.startswith("r")
@@ -307,11 +449,12 @@ def preserve(text: str, pack: bool = True) -> str:
         if k in code and line.split("//")[0].strip() == "done" and not (prev and prev[0] == "j"):
             out += emit(restore)
         out.append(line)
-        if k in code and _ops(line):
+        if k in code and _ops(line) and not line.rstrip().endswith(DS_TAG):  # delay slots: the jump is still last
             prev = _ops(line)[-1]
         elif line.strip().endswith(":"):
             prev = None
-    return "\n".join(out) + "\n"
+    text = "\n".join(out) + "\n"
+    return delay_slots(text) if pack else text
 
 
 def setup_modes(a: Asm) -> None:
@@ -1532,7 +1675,7 @@ def scheduled(unscheduled):
 
 def unscheduled(task, cfg, layout, spec):
     text = generate_raw(task, cfg, layout, spec)
-    return None if text is None else preserve(text)
+    return None if text is None else wait_for_results(preserve(text), spec)
 
 
-generate = scheduled(unscheduled)
+generate = unscheduled  # (until kcgen.schedule models delay slots: see docs/schedule.md)

@@ -1,8 +1,8 @@
 """PLENA baselines: template kernels in the style of PLENA's own compiler (PLENA_Compiler
 asm_templates): one straightforward loop nest per task, every tensor prefetched before the compute
 that uses it, no double buffering, the matrix machine used the way the ISA doc's "Writing
-kernels" describes it (M_MM per BLEN x BLEN output block and K tile, then M_MM_WO; M_TMV per
-K tile for a GEMV).
+kernels" describes it (M_MM per BLEN x BLEN output block and K tile, then M_MM_WO; for a GEMV,
+M_TMV per BLEN outputs and K tile, then M_MV_WO).
 
 generate(task, cfg, layout, spec) -> assembly text for the item, or None for a task without a
 template. The layout (tasks/layouts/plena.py) says where everything is; the kernel writes its
@@ -23,6 +23,7 @@ class Prog:
         self.VLEN, self.MLEN, self.BLEN, self.HLEN = P["VLEN"], P["MLEN"], P["BLEN"], P["HLEN"]
         self.VROWS = P["V_PREFETCH_ROWS"]
         self.TILE = self.MLEN * self.MLEN
+        self.MTILES = P["MSRAM_ROWS"] // self.MLEN   # MLEN x MLEN tiles the matrix SRAM holds
         self.layout, self.cfg = layout, cfg
         self.lines: list[str] = []
         self.matmul = mm   # the product the composite templates use (the reference kernels swap in their own)
@@ -231,22 +232,41 @@ def rowwise(p: Prog, task: str) -> None:
 
 # ---- matrix tasks ---------------------------------------------------------------------------------------
 def gemv(p: Prog, task: str = "gemv") -> None:
+    """y = a x with M_TMV: each M_TMV yields BLEN outputs (BLEN rows of a's tile against x), so per
+    64-row block of a there are 64 / BLEN output blocks, each one M_TMV per K tile (fp32 accumulation
+    over all of K) and one M_MV_WO. The block's K tiles stay in matrix SRAM when they fit (4 tiles),
+    else they are prefetched again for every output block."""
     M, K = p.cfg["M"], p.cfg["K"]
-    V, T = p.VLEN, p.TILE
+    V, T, B = p.VLEN, p.TILE, p.BLEN
+    kt = K // V
+    slots = p.MTILES
+    resident = kt <= slots
     y = p.out("y")
     x = y + -(-M // V) * V     # x's rows after y (its prefetch brings whole groups of 4 rows)
     p.prefetch_image("x", x, 1, K)
     p.scale_stride(p.tensor_elems("a"), K)
     a = p.areg("a")
-    p.li("gp1", y)              # output row
+    p.li("gp1", y)              # output element
     p.li("gp2", 0)              # HBM offset of this row block of a
     with p.loop("gp3", -(-M // V)):
-        p("S_ADDI_INT gp4, gp2, 0")
-        p.li("gp5", x)
-        with p.loop("gp6", K // V):
-            p(f"H_PREFETCH_M gp0, gp4, {a}, 1, 0", "M_TMV 0, gp0, gp5")
-            p(f"S_ADDI_INT gp4, gp4, {V}", f"S_ADDI_INT gp5, gp5, {V}")
-        p("M_MV_WO gp1, 0", f"S_ADDI_INT gp1, gp1, {V}")
+        if resident:            # the row block's K tiles at M[0], M[T], ...
+            p("S_ADDI_INT gp4, gp2, 0", "S_ADDI_INT gp7, gp0, 0")
+            with p.loop("gp6", kt):
+                p(f"H_PREFETCH_M gp7, gp4, {a}, 1, 0")
+                p(f"S_ADDI_INT gp4, gp4, {V}", f"S_ADDI_INT gp7, gp7, {T}")
+        p("S_ADDI_INT gp8, gp0, 0")   # the output block's first row inside the tile
+        with p.loop("gp9", -(-min(M, V) // B)):
+            p.li("gp5", x)
+            if resident:
+                p("S_ADDI_INT gp7, gp8, 0")
+                with p.loop("gp6", kt):
+                    p("M_TMV 0, gp7, gp5", f"S_ADDI_INT gp7, gp7, {T}", f"S_ADDI_INT gp5, gp5, {V}")
+            else:
+                p("S_ADDI_INT gp4, gp2, 0")
+                with p.loop("gp6", kt):
+                    p(f"H_PREFETCH_M gp0, gp4, {a}, 1, 0", "M_TMV 0, gp8, gp5")
+                    p(f"S_ADDI_INT gp4, gp4, {V}", f"S_ADDI_INT gp5, gp5, {V}")
+            p("M_MV_WO gp1, 0", f"S_ADDI_INT gp1, gp1, {B}", f"S_ADDI_INT gp8, gp8, {B}")
         p.add("gp2", "gp2", V * K)
 
 

@@ -249,19 +249,20 @@ def schedule(text: str, preserve: bool | None = None) -> str:
             section = s.split()[0] if s.split()[0] in (".text", ".data") else section
             out.append(line)
             continue
-        if section != ".text" or not s or s.startswith("//") or s.endswith(":") or ";" in s.partition("//")[0]:
+        if section != ".text" or not s or s.startswith("//") or s.endswith(":") or ";" in s.partition("//")[0] \
+                or s.endswith(B.DS_TAG):  # a jump's delay slots stay where they are
             flush()
             out.append(line)
             continue
         mn = s.split()[0]
-        if mn in ("jnz", "jz", "j", "done") or mn not in _SLOT:
+        if mn in ("jnz", "jz", "j", "jnzd", "done") or mn not in _SLOT:
             # the loop-closing `add rN, rN, #-1` may share the jump's block end: keep jumps alone
             flush()
             out.append(line)
             continue
         block.append(_Op(s))
     flush()
-    return "\n".join(out) + "\n"
+    return B.delay_slots("\n".join(out) + "\n")
 
 
 # ---- per-task reference generators -------------------------------------------------------------------
@@ -1328,6 +1329,7 @@ def generate(task, cfg, layout, spec):
     gen = GENERATORS.get(task.name) or gen_scheduled(task.name)
     _TOP[0] = True
     try:
-        return gen(task, cfg, layout, spec)
+        text = gen(task, cfg, layout, spec)
     finally:
         _TOP[0] = False
+    return None if text is None else B.wait_for_results(text, spec)  # as the AIE2 pipeline needs (no interlock)

@@ -92,7 +92,7 @@ def _data_blocks(data: list[str]):
 
 def roll_repeats(b: Asm, lines: list[str], size: int = 6, least: int = 3) -> list[str]:
     """Runs of `least` or more identical groups of `size` straight-line operations (the unrolled hinge
-    pairs of the piecewise-linear templates) become a loop of two groups per iteration counted in r30
+    pairs of the piecewise-linear templates) become a loop of one group per iteration counted in r30
     (no template uses it)."""
     assert not any(re.search(r"\br30\b", line) for line in lines)
     out, i = [], 0
@@ -105,8 +105,9 @@ def roll_repeats(b: Asm, lines: list[str], size: int = 6, least: int = 3) -> lis
                 n += 1
         if n >= least:
             top = b.new("roll")
-            out += [f"    movxm r30, #{n // 2}", f"{top}:"] + g + g + ["    add r30, r30, #-1", f"    jnz r30, #{top}"]
-            out += g * (n % 2)  # two groups per iteration (the scheduler overlaps them)
+            # one group per iteration: the jump's 5 delay slots take 5 of its operations (delay_slots),
+            # so a second group would only grow the program
+            out += [f"    movxm r30, #{n}", f"{top}:"] + g + ["    add r30, r30, #-1", f"    jnz r30, #{top}"]
             i += n * size
         else:
             out.append(lines[i])
@@ -271,16 +272,16 @@ class State:
 
         class _L:
             def __enter__(self):
-                self.i = st.var(count)
+                self.i = st.var(count - 1)  # the jump tests the count before its delay slots decrement it
                 self.top = a.new("mloop")
                 a.label(self.top)
                 return self
 
             def __exit__(self, *exc):
                 st.get("r6", self.i)
-                a("add r6, r6, #-1")
-                a(f"st r6, [p7, #{4 * self.i}]")
                 a(f"jnz r6, #{self.top}")
+                a(f"add r6, r6, #-1 {B.DS_TAG}")
+                a(f"st r6, [p7, #{4 * self.i}] {B.DS_TAG}")
         return _L()
 
 
