@@ -135,9 +135,14 @@ class Machine:
             e = s.insn.latency if s.insn.latency is not None else s.insn.cycles
             self.lat[name] = compile_expr(e, self.params) if e is not None else (lambda env: 1)
         hw = isa.hwloop
-        self.hwloop = {hw.start, hw.end} if hw else set()
+        self.hwloop = ({hw.start, hw.end} - {""}) if hw else set()  # instruction-delimited loops (PLENA)
+        self.hwloop_regs = set(hw.registers) if hw is not None and hw.registers else set()  # (AIE)
         self.halting = {name for name, s in spec.instructions.items()
                         if any(isinstance(st, ir.Halt) for st in ir.statements(s.insn.semantics))}
+        # timing vliw { delay_slots = N }: a pc write lands after the N bundles that follow it
+        self.delay = int(next((spec.params_eval(p.value) for p in isa.timing.props if p.name == "delay_slots"), 0))
+        self.empty = {name for name, s in spec.instructions.items()
+                      if not list(ir.statements(s.insn.semantics))}  # nops: dropped, the schedule re-pads
         self.alts = self._alternatives()
         nops = [(s.nop, s.name) for s in isa.slots if s.nop]
         self.nop = None
@@ -146,6 +151,10 @@ class Machine:
             self.nop = mnemonic
             break
         self._ref = None
+
+    def delay_of(self, op: "Op") -> int:
+        """The delay slots after control operation `op` (0 for a halt and a hardware-loop instruction)."""
+        return 0 if op.name in self.halting or op.name in self.hwloop else self.delay
 
     def fits(self, slots: frozenset) -> bool:
         got = self._fits.get(slots)
@@ -376,38 +385,98 @@ def _place_ok(m: Machine, used: set, slot: str) -> bool:
     return slot not in used and m.fits(frozenset(used | {slot}))
 
 
-def list_schedule(m: Machine, ops: list[Op], control: Optional[Op] = None) -> list[list[str]]:
-    """Bundles for a straight-line region `ops` (in program order), then `control` (a branch in the last
-    bundle, or a halt alone after it): every dependence kept, every result ready when the region ends."""
-    return _list(m, ops, control)[0]
+class _Unschedulable(Exception):
+    """A program this scheduler keeps as written (a label or a directive in a jump's delay slots,
+    a jump there, hardware loops, a region whose delay slots cannot hold what must follow the jump)."""
+
+
+def list_schedule(m: Machine, ops: list[Op], control: Optional[Op] = None, after=()) -> list[list[str]]:
+    """Bundles for a straight-line region `ops` (in program order), then `control` (a branch, followed by
+    exactly its delay slots, or a halt alone after everything) and `after` (the operations written in the
+    branch's delay slots): every dependence kept, every result ready when the region ends."""
+    return _list(m, ops, control, after=after)[0]
 
 
 def _list(m: Machine, ops: list[Op], control: Optional[Op] = None, entry: Optional[dict] = None,
-          drain: bool = True) -> tuple[list[list[str]], dict]:
+          drain: bool = True, after=()) -> tuple[list[list[str]], dict]:
     """list_schedule, with `entry` (unit -> cycle, from the region's start, at which a result still in
     flight from before becomes ready) and, drain=False, results allowed to be in flight at the end:
-    returns the bundles and what is in flight after them (unit -> cycles until ready)."""
+    returns the bundles and what is in flight after them (unit -> cycles until ready).
+
+    A jump (control that is not a halt) is a node of the dependence graph in its program position
+    (after `ops`, before `after`); the region ends exactly m.delay_of(jump) bundles after it, so the
+    operations placed below it are its delay slots (they run on both paths, before the target)."""
     entry = entry or {}
-    allops = ops + ([control] if control is not None else [])
-    n = len(ops)
+    after = list(after)
+    halt = control is not None and control.name in m.halting
+    if halt and after:
+        raise _Unschedulable("operations after a halt")
+    nodes = ops + ([control] if control is not None and not halt else []) + after
+    D = m.delay_of(control) if control is not None and not halt else 0
+    c = len(ops) if control is not None and not halt else None
+    jest = 0
+    for _ in range(64):
+        time, slot_of, text_of, rows, est = _cycles(m, nodes, entry, c, D, jest)
+        need = max([time[v] + 1 for v in range(len(nodes))] + [0])
+        if drain:
+            need = max([need] + [time[v] + nodes[v].latency() for v in range(len(nodes)) if v != c]
+                       + list(entry.values()))
+        if c is None:
+            end = need
+            break
+        if need <= time[c] + D + 1:
+            end = time[c] + D + 1
+            break
+        jest = need - 1 - D
+    else:
+        raise _Unschedulable(f"{control.text}: what must follow it does not fit its delay slots")
+    allops = list(nodes)
+    if halt:  # a halt keeps a bundle of its own, last (as kernels end: `    done`)
+        t = max([end] + [est_halt for est_halt in [max([entry.get(a, 0) for a in control.reads] + [0])]])
+        while len(rows) <= t:
+            rows.append(set())
+        time.append(t)
+        slot_of.append(control.slot)
+        text_of.append(control.text)
+        allops.append(control)
+        end = t + 1
+    bundles: list[list[tuple[str, str]]] = [[] for _ in range(end)]
+    for v in range(len(allops)):
+        bundles[time[v]].append((slot_of[v], text_of[v]))
+    out = {a: r - end for a, r in entry.items() if r > end}
+    for v, op in enumerate(allops):
+        for a, lat in op.writes.items():
+            if time[v] + lat > end:
+                out[a] = max(out.get(a, 0), time[v] + lat - end)
+    return [[t for _, t in sorted(b, key=lambda st: m.slot_order.get(st[0], 0))] for b in bundles], out
+
+
+def _cycles(m: Machine, allops: list[Op], entry: dict, c: Optional[int], D: int, jest: int):
+    """Cycle-by-cycle list scheduling of `allops` (every dependence, entry constraints; allops[c], a jump,
+    no earlier than `jest` and first among equals: D + 1 bundles of the region follow it at least)."""
+    N = len(allops)
     edges = dependences(allops)
     preds = [[] for _ in allops]
     succs = [[] for _ in allops]
     for u, v, lat, _ in edges:
         preds[v].append((u, lat))
         succs[u].append((v, lat))
-    height = [0] * len(allops)
-    for u in range(len(allops) - 1, -1, -1):
-        height[u] = max([h + lat for v, lat in succs[u] for h in (height[v],)] + [allops[u].latency()])
-    time = [None] * len(allops)
+    height = [0] * N
+    for u in range(N - 1, -1, -1):
+        height[u] = max([height[v] + lat for v, lat in succs[u]] + [allops[u].latency()])
+        if u == c:
+            height[u] = max(height[u], D + 1)
+    time = [None] * N
     slot_of = [op.slot for op in allops]
     text_of = [op.text for op in allops]
     rows: list[set] = []
-    remaining = set(range(n))
-    npred = [sum(1 for u, _ in preds[v] if u < n) for v in range(len(allops))]
+    remaining = set(range(N))
+    npred = [len(preds[v]) for v in range(N)]
     est = [max([entry.get(a, 0) for a in op.reads] + [entry.get(a, 0) - lat + 1 for a, lat in op.writes.items()] + [0])
            for op in allops]
-    ready = {v for v in range(n) if npred[v] == 0}
+    if c is not None:
+        est[c] = max(est[c], jest)
+    ready = {v for v in range(N) if npred[v] == 0}
     cycle = 0
     while remaining:
         while len(rows) <= cycle:
@@ -427,36 +496,11 @@ def _list(m: Machine, ops: list[Op], control: Optional[Op] = None, entry: Option
             remaining.discard(v)
             for w, lat in succs[v]:
                 est[w] = max(est[w], cycle + lat)
-                if w < n:
-                    npred[w] -= 1
-                    if npred[w] == 0:
-                        ready.add(w)
+                npred[w] -= 1
+                if npred[w] == 0:
+                    ready.add(w)
         cycle += 1
-    end = max([time[v] + 1 for v in range(n)] + [0])
-    if drain:
-        end = max([end] + [time[v] + allops[v].latency() for v in range(n)] + list(entry.values()))
-    if control is not None:
-        c = len(allops) - 1
-        t = max([end - 1, est[c]] + [time[u] + lat for u, lat in preds[c]])
-        if control.name in m.halting:  # a halt keeps a bundle of its own, last (as kernels end: `    done`)
-            t = max(t, end)
-        while len(rows) <= t:
-            rows.append(set())
-        while not _place_ok(m, rows[t], control.slot):
-            t += 1
-            rows.append(set())
-        rows[t].add(control.slot)
-        time[c] = t
-        end = max(end, t + 1)
-    bundles: list[list[tuple[str, str]]] = [[] for _ in range(end)]
-    for v in range(len(allops)):
-        bundles[time[v]].append((slot_of[v], text_of[v]))
-    out = {a: r - end for a, r in entry.items() if r > end}
-    for v, op in enumerate(allops):
-        for a, lat in op.writes.items():
-            if time[v] + lat > end:
-                out[a] = max(out.get(a, 0), time[v] + lat - end)
-    return [[t for _, t in sorted(b, key=lambda st: m.slot_order.get(st[0], 0))] for b in bundles], out
+    return time, slot_of, text_of, rows, est
 
 
 # ---- modulo scheduling ------------------------------------------------------------------------------------
@@ -511,7 +555,7 @@ def rec_mii(n: int, edges) -> int:
 @dataclass
 class Modulo:
     ii: int
-    times: list[int]  # issue cycle of each body operation within one iteration
+    times: list[int]  # issue cycle of each body operation (before the branch, then after it) in one iteration
     texts: list[str]  # the operation's text (possibly in an alternative slot)
     slots: list[str]
     branch_time: int
@@ -521,14 +565,18 @@ class Modulo:
         return max(self.times + [self.branch_time]) // self.ii + 1
 
 
-def modulo_schedule(m: Machine, ops: list[Op], branch: Op, counter: int, max_ii: int) -> Optional[Modulo]:
-    """A modulo schedule of the loop body `ops` closed by `branch` (kept in the last bundle of the
-    kernel, stage 0), with ops[counter] (the counter update) in stage 0; None when no II < max_ii works."""
-    allops = ops + [branch]
+def modulo_schedule(m: Machine, ops: list[Op], branch: Op, counter: int, max_ii: int, after=()) -> Optional[Modulo]:
+    """A modulo schedule of the loop body `ops` closed by `branch` and the operations `after` it (written
+    in its delay slots). The branch is kept in stage 0, delay_slots bundles before the kernel's end (the
+    kernel's last bundles are its delay slots), and (ops + after)[counter], the counter update, in stage 0;
+    None when no II < max_ii works."""
+    allops = ops + [branch] + list(after)
     n = len(allops)
-    b = n - 1
+    b = len(ops)
+    if counter >= b:
+        counter += 1  # (an index into ops + after)
     edges = dependences(allops, loop=True)
-    lo = max(res_mii(m, allops), rec_mii(n, edges))
+    lo = max(res_mii(m, allops), rec_mii(n, edges), m.delay_of(branch) + 1)
     preds = [[] for _ in allops]
     succs = [[] for _ in allops]
     for u, v, lat, d in edges:
@@ -547,12 +595,15 @@ def _try_ii(m: Machine, allops, preds, succs, ii: int, b: int, counter: int) -> 
     time = [None] * n
     slot_of = [op.slot for op in allops]
     text_of = [op.text for op in allops]
-    if not _place_ok(m, rows[ii - 1], allops[b].slot):
+    tb = ii - 1 - m.delay_of(allops[b])
+    if tb < 0 or not _place_ok(m, rows[tb], allops[b].slot):
         return None
-    rows[ii - 1].add(allops[b].slot)
-    time[b] = ii - 1
+    rows[tb].add(allops[b].slot)
+    time[b] = tb
     horizon = ii * max(4, n)
-    for v in range(n - 1):
+    for v in range(n):
+        if v == b:
+            continue
         est = max([time[u] + lat - ii * d for u, lat, d in preds[v] if time[u] is not None] + [0])
         lst = min([time[w] - lat + ii * d for w, lat, d in succs[v] if time[w] is not None] + [horizon])
         if v == counter:
@@ -575,10 +626,11 @@ def _try_ii(m: Machine, allops, preds, succs, ii: int, b: int, counter: int) -> 
         for w, lat, d in succs[v]:
             if time[w] + ii * d < time[v] + lat:
                 return None
-    return Modulo(ii, time[:-1], text_of[:-1], slot_of[:-1], time[b])
+    keep = [v for v in range(n) if v != b]
+    return Modulo(ii, [time[v] for v in keep], [text_of[v] for v in keep], [slot_of[v] for v in keep], time[b])
 
 
-def _flatten(m: Machine, ms: Modulo, ops: list[Op], branch_text: str) -> tuple[list, list, list]:
+def _flatten(m: Machine, ms: Modulo, ops: list[Op], branch: Op) -> tuple[list, list, list]:
     """(prologue, kernel, epilogue) bundles of a modulo schedule (each a list of [(slot, text)])."""
     ii, S = ms.ii, ms.stages
     n = len(ops)
@@ -591,7 +643,7 @@ def _flatten(m: Machine, ms: Modulo, ops: list[Op], branch_text: str) -> tuple[l
             T = j * ii + t
             if T < len(pro):
                 pro[T].append((ms.slots[v], ms.texts[v]))
-    ker[ii - 1].append((None, branch_text))
+    ker[ms.branch_time].append((branch.slot, branch.text))
     # epilogue: iteration n-1-k (k = 0..S-2) runs its stages above k
     drain = max([ms.times[v] + ops[v].latency() - ii for v in range(n)] + [0])
     last = max([ms.times[v] - ii + 1 for v in range(n)] + [0])  # (the rows after the last operation: dropped)
@@ -655,6 +707,7 @@ def _parse(m: Machine, text: str, path: str = "<input>") -> tuple[list[_Line], o
             out.append(_Line("other", "    " + code))
             continue
         parsed = [m.op(name, dict(vals), piece) for (name, vals), piece in zip(ops, pieces)]
+        parsed = [o for o in parsed if o.name not in m.empty]  # nops: the schedule pads where it must
         if len(parsed) > 1:  # the order the slots run in: the bundle format's
             used = {o.slot for o in parsed}
             fmt = next((f for f in m.asm.bundles if used <= set(f.fields)), None)
@@ -678,8 +731,10 @@ def _slot_sorted(m: Machine, bundle) -> list[str]:
     return [t for _, t in sorted(bundle, key=lambda st: -1 if st[0] is None else m.slot_order.get(st[0], 0))]
 
 
-def _counter_ok(m: Machine, init: Op, update: Op, branch: Op, target: int, stages: int) -> bool:
-    """Whether the loop runs at least `stages` iterations: init, then (update, branch taken) S - 1 times."""
+def _counter_ok(m: Machine, init: Op, update: Op, branch: Op, target: int, stages: int,
+                update_first: bool = True) -> bool:
+    """Whether the loop runs at least `stages` iterations: init, then (update, branch taken) S - 1 times
+    (update_first=False: the update is written after the branch, in its delay slots)."""
     if stages <= 1:
         return True
     try:
@@ -703,8 +758,12 @@ def _counter_ok(m: Machine, init: Op, update: Op, branch: Op, target: int, stage
             return ref.jumped and ref.next_pc == target
         run(init)
         for _ in range(stages - 1):
-            run(update)
-            if not run(branch):
+            if update_first:
+                run(update)
+            taken = run(branch)
+            if not update_first:
+                run(update)
+            if not taken:
                 return False
         return True
     except Exception:
@@ -716,6 +775,16 @@ def schedule(spec: Spec, text: str, pipeline: bool = True, path: str = "<input>"
     (pipeline=False: packed only). Raises ScheduleError when `text` does not assemble."""
     m = machine(spec)
     lines, program = _parse(m, text, path)
+    hw = {("state", r) for r in m.hwloop_regs}
+    if any(hw & set(op.writes) for ln in lines for op in ln.ops):
+        return text  # zero-overhead loops: their bodies are bundle addresses (not scheduled: docs/schedule.md)
+    try:
+        return _schedule(m, lines, program, pipeline)
+    except _Unschedulable:
+        return text
+
+
+def _schedule(m: Machine, lines, program, pipeline: bool) -> str:
     refs: dict[str, int] = {}  # label -> how many operations name it
     for ln in lines:
         for op in ln.ops:
@@ -780,7 +849,7 @@ def _pass(m: Machine, lines: list[_Line], refs: dict, program, pipeline: bool, l
     pending: dict = {}  # results in flight at the end of what is emitted so far (unit -> cycles until ready)
     seen: dict[str, dict] = {}
 
-    def flush(control: Optional[Op] = None, drain: bool = False):
+    def flush(control: Optional[Op] = None, drain: bool = False, after=()):
         nonlocal region, comments, prev_region, pending
         out.extend(comments)
         if control is not None and not drain:
@@ -788,7 +857,7 @@ def _pass(m: Machine, lines: list[_Line], refs: dict, program, pipeline: bool, l
             drain = control.name in m.halting or len(got) != 1 or got[0] in taken
         drain = drain or label_in is None
         if region or control is not None:
-            bundles, pending = _list(m, region, control, pending, drain)
+            bundles, pending = _list(m, region, control, pending, drain, after)
             out.extend(_emit(m, bundles))
         elif drain and pending:
             out.extend(_emit(m, [[]] * max(pending.values())))
@@ -807,8 +876,8 @@ def _pass(m: Machine, lines: list[_Line], refs: dict, program, pipeline: bool, l
             loop = _loop_at(m, lines, i, refs, program) if pipeline and section == ".text" else None
             done = None
             if loop is not None:
-                body, branch, end = loop
-                done = _pipeline(m, ln.label, body, branch, prev_region if not region else region, program)
+                body, branch, after, end = loop
+                done = _pipeline(m, ln.label, body, branch, after, prev_region if not region else region, program)
             flush(drain=done is not None or ln.label in taken)  # (a pipelined loop starts with nothing in flight)
             if done is not None:
                 out.extend(done)
@@ -832,11 +901,11 @@ def _pass(m: Machine, lines: list[_Line], refs: dict, program, pipeline: bool, l
             if section != ".text":
                 out.append(ln.raw)
             else:
-                for op in ln.ops:
+                for k, op in enumerate(ln.ops):
                     if op.control:
-                        rest = [o for o in ln.ops if o is not op]
-                        region.extend(rest)  # (a bundle with its control op: the others go first)
-                        flush(op)
+                        region.extend(ln.ops[:k])  # (a bundle with its control op: the slots before it)
+                        after, i = _delay_ops(m, lines, i, op, ln.ops[k + 1:])
+                        flush(op, after=after)
                         break
                 else:
                     region.extend(ln.ops)
@@ -845,8 +914,30 @@ def _pass(m: Machine, lines: list[_Line], refs: dict, program, pipeline: bool, l
     return "\n".join(out) + "\n", seen
 
 
+def _delay_ops(m: Machine, lines: list[_Line], i: int, op: Op, rest: list) -> tuple[list, int]:
+    """The operations after control `op` on line i (`rest`) and in its delay slots (the next
+    m.delay_of(op) lines of bundles; comments skipped), and the index of the last of those lines."""
+    after = list(rest)
+    if any(o.control for o in rest):
+        raise _Unschedulable(f"{op.text}: two control operations in one bundle")
+    want = m.delay_of(op)
+    while want:
+        i += 1
+        if i >= len(lines):
+            raise _Unschedulable(f"{op.text}: the program ends in its delay slots")
+        ln = lines[i]
+        if ln.kind == "comment":
+            continue
+        if ln.kind != "ops" or any(o.control for o in ln.ops):
+            raise _Unschedulable(f"{op.text}: a label, a directive or a jump in its delay slots")
+        after.extend(ln.ops)
+        want -= 1
+    return after, i
+
+
 def _loop_at(m: Machine, lines: list[_Line], i: int, refs: dict, program):
-    """(body ops, branch op, index of the branch's line) when a countable inner loop starts at line i."""
+    """(body ops, branch op, the operations in its delay slots, index of the last line of those) when a
+    countable inner loop starts at line i."""
     label = lines[i].label
     if refs.get(label, 0) != 1 or label not in program.symbols:
         return None
@@ -866,33 +957,43 @@ def _loop_at(m: Machine, lines: list[_Line], i: int, refs: dict, program):
         branch = ctl[0]
         if program.symbols[label] not in branch.values.values():
             return None
-        return body, branch, k
+        try:
+            after, end = _delay_ops(m, lines, k, branch, [])
+        except _Unschedulable:
+            return None
+        return body, branch, after, end
     return None
 
 
-def _pipeline(m: Machine, label: str, body: list[Op], branch: Op, before: list[Op], program) -> Optional[list[str]]:
-    """The pipelined loop's lines (prologue, label, kernel, epilogue), or None to keep the loop as it is."""
-    if not body or branch.mem_read or branch.mem_write or any(op.control for op in body):
+def _pipeline(m: Machine, label: str, body: list[Op], branch: Op, after: list[Op], before: list[Op],
+              program) -> Optional[list[str]]:
+    """The pipelined loop's lines (prologue, label, kernel, epilogue), or None to keep the loop as it is.
+    `body` runs before the branch, `after` in its delay slots."""
+    full = body + after
+    if not full or branch.mem_read or branch.mem_write or any(op.control for op in full):
         return None
     creg = set(branch.reads)
-    writers = [k for k, op in enumerate(body) if creg & set(op.writes)]
+    writers = [k for k, op in enumerate(full) if creg & set(op.writes)]
     if len(writers) != 1:
         return None
     u = writers[0]
-    update = body[u]
+    update = full[u]
     if set(update.writes) != creg or not update.reads <= creg or update.mem_read or update.mem_write:
         return None
     init = next((op for op in reversed(before) if creg & set(op.writes)), None)
     if init is None or set(init.writes) != creg or init.reads or init.mem_read:
         return None
-    flat = list_schedule(m, body, branch)
-    ms = modulo_schedule(m, body, branch, u, len(flat))
+    try:
+        flat = list_schedule(m, body, branch, after=after)
+    except _Unschedulable:
+        return None
+    ms = modulo_schedule(m, body, branch, u, len(flat), after=after)
     if ms is None:
         return None
     target = program.symbols[label]
-    if not _counter_ok(m, init, update, branch, target, ms.stages):
+    if not _counter_ok(m, init, update, branch, target, ms.stages, u < len(body)):
         return None
-    pro, ker, epi = _flatten(m, ms, body, branch.text)
+    pro, ker, epi = _flatten(m, ms, full, branch)
     lines = _emit(m, [_slot_sorted(m, b) for b in pro])
     lines.append(f"{label}:")
     lines += _emit(m, [_slot_sorted(m, b) for b in ker])

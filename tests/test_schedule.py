@@ -7,6 +7,9 @@
 * every bundle is legal (one operation per slot, a bundle format that holds the slots);
 * a modulo schedule's II is at least the resource and recurrence bounds, and a pipelined loop
   computes what the loop as written does, for its trip count;
+* branch delay slots (amdnpu: 5): a jump is followed by exactly its delay slots, filled with work
+  that may run on both paths or with nops, and never another jump; random programs with a forward
+  jump, a loop, and random work written in the delay slots keep their meaning (hypothesis);
 * `kcgen schedule`; the regenerated amdnpu baselines are packed and pass evaluation.
 """
 from __future__ import annotations
@@ -20,6 +23,7 @@ from hypothesis import strategies as st
 import isadl
 from kcgen.cli import main
 from kcgen.evaluation import _assembler
+from kcgen.sim.hazards import stale_reads
 from kcgen.schedule import (ScheduleError, dependences, list_schedule, machine, modulo_schedule, rec_mii, res_mii,
                             schedule)
 from kcgen.sim.simulator import Simulator
@@ -109,11 +113,38 @@ def test_random_straight_line_programs_keep_their_meaning(ops):
     _, r1 = _same_meaning(sim, spec, text, out)
     # no stall: every bundle issues in the cycle after the one before it
     assert r1.cycles == len(_assembler(spec).assemble(out).placed)
+    _check_delay_slots(spec, out)
+
+
+def _delay(spec) -> int:
+    return int(next((spec.params_eval(p.value) for p in spec.isa.timing.props if p.name == "delay_slots"), 0))
+
+
+def _ds(ops=()) -> list[str]:
+    """A jump's delay slots: `ops` (one per bundle), then nops."""
+    ops = list(ops)
+    return [f"    {o}" for o in ops] + ["    nop"] * (_delay(_spec()) - len(ops))
+
+
+def _check_delay_slots(spec, out: str):
+    """Every jump of `out` is followed by its delay slots, none of which holds a jump, and no read in
+    straight-line code comes before its producer's latency (the assembler's exposed-pipeline check)."""
+    program = _assembler(spec).assemble(out)
+    d = _delay(spec)
+    jumps = [any(spec.instructions[n].insn.semantics and any(
+        getattr(getattr(st, "target", None), "id", None) == "pc"
+        for st in isadl.ir.statements(spec.instructions[n].insn.semantics)) for n, _ in p.ops)
+        for p in sorted(program.placed, key=lambda p: p.address)]
+    for k, j in enumerate(jumps):
+        if j:
+            assert k + d < len(jumps), out  # (the program goes on past the delay slots)
+            assert not any(jumps[k + 1:k + 1 + d]), out
+    assert stale_reads(spec, program, "out.s", out, limit=None) == [], out
 
 
 def _stalls(sim, spec, text: str) -> int:
     """Cycles the simulator spent waiting for operands: cycles beyond one per bundle and the taken
-    branches' delay."""
+    branches' delay (none with delay slots: those are bundles of their own)."""
     program = _assembler(spec).assemble(text)
     sim.load(program)
     for name, arr in sim.arrays.items():
@@ -123,23 +154,51 @@ def _stalls(sim, spec, text: str) -> int:
     sizes = {p.address: p.size for p in program.placed}
     pcs = [e.pc for e in res.trace]
     taken = sum(1 for a, b in zip(pcs, pcs[1:]) if b != a + sizes[a])
-    return res.cycles - len(pcs) - spec.params_eval(
-        next(p.value for p in spec.isa.timing.props if p.name == "branch_delay")) * taken
+    bd = next((spec.params_eval(p.value) for p in spec.isa.timing.props if p.name == "branch_delay"), 0)
+    return res.cycles - len(pcs) - (0 if _delay(spec) else bd) * taken
 
 
 @settings(max_examples=40, deadline=None)
 @given(st.lists(_OP, max_size=12), st.lists(_OP, min_size=1, max_size=10), st.lists(_OP, max_size=12),
-       st.integers(1, 6))
-def test_random_loops_keep_their_meaning(before, body, after, count):
-    """A counted loop between straight-line code: the same final state, and no stall (results in flight
-    across the loop's label and branch are waited for by the schedule, not by the simulator)."""
+       st.integers(1, 6), st.lists(_OP, max_size=5), st.booleans())
+def test_random_loops_keep_their_meaning(before, body, after, count, slots, late):
+    """A counted loop between straight-line code, random work written in the jump's delay slots (and,
+    late, the counter's decrement there too): the same final state, no jump in delay slots, and no
+    stall (results in flight across the loop's label and branch are waited for by the schedule, not by
+    the simulator)."""
     spec, sim = _spec(), _CACHE["sim"]
+    d = _delay(spec)
+    if late:  # the jump tests the count before its delay slot decrements it
+        loop = ["    jnz r12, #top"] + _ds((["add r12, r12, #-1"] + slots)[:d])
+        count -= 1
+    else:
+        loop = ["    add r12, r12, #-1", "    jnz r12, #top"] + _ds(slots)
     text = "\n".join(_setup() + [f"    {o}" for o in before] + [f"    movxm r12, #{count}", "top:"]
-                     + [f"    {o}" for o in body] + ["    add r12, r12, #-1", "    jnz r12, #top"]
+                     + [f"    {o}" for o in body] + loop
                      + [f"    {o}" for o in after] + ["    done"]) + "\n"
     out = schedule(spec, text)
     _same_meaning(sim, spec, text, out)
     assert _stalls(sim, spec, out) == 0, out
+    _check_delay_slots(spec, out)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(_OP, max_size=12), st.sampled_from(["j", "jz r3,", "jnz r3,"]), st.lists(_OP, max_size=5),
+       st.lists(_OP, max_size=8), st.lists(_OP, max_size=8))
+def test_random_jumps_and_their_delay_slots_keep_their_meaning(before, jump, slots, skipped, after):
+    """A forward jump (unconditional, or on a register the random code writes) with random work in its
+    delay slots, over random code, to random code: the delay slots run on both paths, before the
+    target; the scheduled program ends in the same state, never stalls, and has no jump in a jump's
+    delay slots."""
+    spec, sim = _spec(), _CACHE["sim"]
+    text = "\n".join(_setup() + [f"    {o}" for o in before] + [f"    {jump} #over"] + _ds(slots)
+                     + [f"    {o}" for o in skipped] + ["over:"] + [f"    {o}" for o in after]
+                     + ["    done"]) + "\n"
+    out = schedule(spec, text)
+    _same_meaning(sim, spec, text, out)
+    assert _stalls(sim, spec, out) == 0, out
+    _check_delay_slots(spec, out)
+    assert out.count("#over") == 1 and out.count("over:") == 1
 
 
 def test_bundles_are_legal_and_dependences_kept(spec):
@@ -174,7 +233,7 @@ def test_bundles_are_legal_and_dependences_kept(spec):
 
 def _loop(body: list[str], count: int) -> str:
     return "\n".join(_setup() + [f"    movxm r5, #{count}", "top:"] + [f"    {b}" for b in body]
-                     + ["    add r5, r5, #-1", "    jnz r5, #top", "    done"]) + "\n"
+                     + ["    add r5, r5, #-1", "    jnz r5, #top"] + _ds() + ["    done"]) + "\n"
 
 
 GEMM_LIKE = ["vlda wl0, [p0], #32", "vlda wh0, [p0], #32", "vlda wl1, [p1], #32", "vlda wh1, [p1], #32",
@@ -186,23 +245,37 @@ GEMM_LIKE = ["vlda wl0, [p0], #32", "vlda wh0, [p0], #32", "vlda wl1, [p1], #32"
 PIPE = ["vlda wl0, [p0], #32", "vlda wh0, [p0], #32", "vmul.f bml1, x0, x0, r9", "vconv.bf16.fp32 wl5, bml1"]
 
 
+def _loop_late(body: list[str], count: int) -> str:
+    """A loop whose jump tests the count before its first delay slot decrements it (as the amdnpu
+    templates count): `count` iterations."""
+    return "\n".join(_setup() + [f"    movxm r5, #{count - 1}", "top:"] + [f"    {b}" for b in body]
+                     + ["    jnz r5, #top"] + _ds(["add r5, r5, #-1"]) + ["    done"]) + "\n"
+
+
+@pytest.mark.parametrize("late", [False, True])
 @pytest.mark.parametrize("body", [GEMM_LIKE, PIPE])
 @pytest.mark.parametrize("count", [1, 2, 3, 5, 16])
-def test_pipelined_loops_compute_what_the_loop_does(spec, sim, count, body):
-    text = _loop(body, count)
+def test_pipelined_loops_compute_what_the_loop_does(spec, sim, count, body, late):
+    text = (_loop_late if late else _loop)(body, count)
     out = schedule(spec, text)
     r0, r1 = _same_meaning(sim, spec, text, out)
     assert r1.cycles < r0.cycles
     assert _stalls(sim, spec, out) == 0 < _stalls(sim, spec, text)  # the loop as written leans on interlocks
+    _check_delay_slots(spec, out)
+    if body is PIPE and count >= 2:  # pipelined (two stages): a prologue before the label
+        assert "vmul.f" in out.partition("top:")[0], out
 
 
 def test_a_loop_is_software_pipelined_when_its_trip_count_allows(spec):
     out = schedule(spec, _loop(PIPE, 16))
     before, _, after = out.partition("top:")
     assert "vlda" in before and "vmul.f" in before  # a prologue: the first iteration's first stage
-    kernel = [l for l in after.split("jnz")[0].splitlines() if l.strip()]
-    assert len(kernel) + 1 == 9  # II = 9: load, load, 7 cycles to the MAC (its operand register is reused)
-    assert "vconv" in after.split("jnz")[0]  # the previous iteration's conversion runs in the kernel
+    lines = [l for l in after.splitlines() if l.strip()]
+    j = next(k for k, l in enumerate(lines) if "jnz" in l)
+    kernel = lines[:j + 1 + _delay(spec)]  # the branch sits delay_slots bundles before the kernel's end
+    assert len(kernel) == 9  # II = 9: load, load, 7 cycles to the MAC (its operand register is reused)
+    assert any("vconv" in l for l in kernel)  # the previous iteration's conversion runs in the kernel
+    assert not any("jnz" in l for l in lines[j + 1:])
     # one iteration only (fewer than the two stages): the loop is not pipelined, and still correct
     out1 = schedule(spec, _loop(PIPE, 1))
     assert "vlda" not in out1.partition("top:")[0]
