@@ -28,12 +28,19 @@ What it does, as a compiler's post-RA scheduler would (details and limits: docs/
   scheduled (critical-path priority, cycle by cycle, every bundle legal: at most one operation
   per slot and a bundle format that holds the slots together). An operation may move to another
   slot when an instruction with the same semantics and syntax exists there (vlda -> vldb).
+* Delay slots (timing vliw delay_slots = N): the N bundles written after a jump are its delay slots
+  and part of its region; the jump is a node of the region's dependence graph in its program
+  position, and the region ends exactly N bundles after it, so what is placed below it (operations
+  of the region that may run on both paths, else nops) fills its delay slots; no jump is ever in
+  another's. A program with a label, directive, halt or jump in delay slots, or that sets the
+  zero-overhead-loop registers (hwloop registers), is returned as written.
 * Loops: a region that starts at a label and ends with a conditional branch back to it (the label
   referenced nowhere else), whose counter is updated by one operation that reads nothing but the
   counter, is modulo scheduled: the initiation interval II is searched upward from
   max(resource bound, recurrence bound); the counter update is kept in stage 0 and the branch in
-  the last bundle of the kernel, so the loop's own counter runs the kernel n - S + 1 times for n
-  iterations and S stages (prologue: the first S - 1 stages, epilogue: the last). Pipelining needs
+  the kernel's last bundle before its delay slots, so the loop's own counter runs the kernel n - S + 1 times for n
+  iterations and S stages (prologue: the first S - 1 stages, epilogue: the last; with N delay slots
+  the branch sits N bundles before the kernel's end, so II > N). Pipelining needs
   n >= S, checked by running the counter's initialisation, update and branch through the
   reference interpreter (kcgen.sim.pyref); otherwise, or when the kernel is no shorter than the
   list-scheduled body, the loop keeps its body, list scheduled.
