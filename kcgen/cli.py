@@ -115,6 +115,32 @@ def asm_cmd(target: str, source: str, output: str | None, as_hex: bool, defines:
                    f"at {program.entry:#x}; write them with -o FILE or --hex")
 
 
+@main.command("schedule")
+@click.argument("target")
+@click.argument("source", type=click.Path(dir_okay=False))
+@click.option("-o", "output", type=click.Path(dir_okay=False), help="Write the scheduled program here (default: stdout).")
+@click.option("--no-pipeline", is_flag=True, help="Pack bundles only; leave loops unpipelined.")
+@click.option("-D", "defines", multiple=True, metavar="NAME=VALUE", help="Override a parameter.")
+def schedule_cmd(target: str, source: str, output: str | None, no_pipeline: bool, defines: tuple[str, ...]) -> None:
+    """Pack SOURCE into VLIW bundles and software-pipeline its counted inner loops (docs/schedule.md)."""
+    from kcgen.schedule import ScheduleError, schedule
+    spec = _load_target(target, defines)
+    try:
+        text = Path(source).read_text(encoding="utf-8-sig")
+    except OSError as exc:
+        click.echo(f"{source}: error: cannot read file: {exc.strerror}", err=True)
+        sys.exit(1)
+    try:
+        out = schedule(spec, text, pipeline=not no_pipeline, path=source)
+    except ScheduleError as exc:
+        click.echo(f"{source}: error: {exc}", err=True)
+        sys.exit(1)
+    if output:
+        Path(output).write_text(out, encoding="utf-8")
+    else:
+        click.echo(out, nl=False)
+
+
 @main.command("disasm")
 @click.argument("target")
 @click.argument("binary", type=click.Path(dir_okay=False))

@@ -4,6 +4,8 @@ packed (more than one slot per bundle somewhere). Correctness, speed order and r
 configuration: tests/tasks/test_solvability.py."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 import isadl
@@ -54,7 +56,9 @@ def test_convolutions_are_int8_with_shift_round_saturate(spec, task_name):
         layout = layout_for(spec, task, "amdnpu", config)
         for kind in kernels.KINDS:
             text = kernels.find(kind, spec, task, "amdnpu", config, layout).text
-            assert "movxm crrnd, #9" in text and "movxm crsat, #1" in text, (kind, config)
-            assert f"movxm s1, #{shift}" in text, (kind, config)
-            assert "movxm r9, #776" in text and "vmac cm" in text, (kind, config)  # 0x308: int8 x int8
+            # (movxm, or where the baseline's scheduler moved it to another slot movx or mova: the same move)
+            mov = lambda reg, v: re.search(rf"\bmov(xm|x|a) {reg}, #{v}\b", text)  # noqa: E731
+            assert mov("crrnd", 9) and mov("crsat", 1), (kind, config)
+            assert mov("s1", shift), (kind, config)
+            assert mov("r9", 776) and "vmac cm" in text, (kind, config)  # 0x308: int8 x int8
             assert ".srs.s8.s32" in text or "vsrs.s8.s32" in text, (kind, config)

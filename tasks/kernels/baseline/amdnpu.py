@@ -8,8 +8,10 @@ generate(task, cfg, layout, spec) -> assembly text for the item, sizes baked in.
 The bf16 kernels are structured the way the published AIE kernel templates are: one vectorised loop
 per operation, 32 bf16 lanes per x register, the bf16 MAC unit (vmul.f / vmac.f: a 4x8 by 8x4
 matrix product into 16 fp32 lanes) for every multiplication, results narrowed with
-vconv.bf16.fp32. No software pipelining, no bundle packing beyond the obvious (the simulator
-stalls each bundle until its operands are ready, so straight-line code is correct as written).
+vconv.bf16.fp32. The templates are written one operation per line, in dependence order; generate()
+packs them into bundles and software-pipelines their counted inner loops with kcgen.schedule (the
+list and modulo schedulers every VLIW description gets, driven by the ISA's slots and latencies
+only), as the Peano compiler would schedule them. `unscheduled` keeps the text as written.
 
 Building blocks shared with the reference generator (tasks/kernels/reference/amdnpu.py):
 
@@ -1642,6 +1644,44 @@ def generate_raw(task, cfg, layout, spec):
     return a.text()
 
 
-def generate(task, cfg, layout, spec):
+PROGRAM_END = 0x2000  # the ABI's program region (deviation 3 of targets/amdnpu.isa): the image must end here
+
+
+def packed(text: str, spec) -> str:
+    """`text` as a compiler would emit it: packed into bundles and its counted inner loops
+    software-pipelined by kcgen.schedule (from the ISA's slots, formats and latencies only); without
+    pipelining when the prologues and epilogues would outgrow the program region."""
+    from isadl import IsaError
+    from kcgen.schedule import ScheduleError, machine, schedule
+    from kcgen.sim.hazards import stale_reads
+    for pipeline in (True, False):
+        try:
+            out = schedule(spec, text, pipeline=pipeline)
+            program = machine(spec).asm.assemble(out)
+        except (ScheduleError, IsaError):
+            continue
+        if max(s.end for s in program.sections.values()) > PROGRAM_END:
+            continue
+        # kcgen.schedule never reads a value before its producer's latency; should the assembler's
+        # exposed-pipeline check find such a read, the schedule is not used (the template waits where it must)
+        if stale_reads(spec, program, "kernel.s", out, limit=1):
+            continue
+        return out
+    return text  # (the template as written: tests/test_schedule.py checks that the baselines are packed)
+
+
+def scheduled(unscheduled):
+    """generate() from a generator of one-operation-per-line text (the template as written, which
+    the reference generators reschedule themselves): its text through `packed`."""
+    def generate(task, cfg, layout, spec, **kw):
+        text = unscheduled(task, cfg, layout, spec, **kw)
+        return None if text is None else packed(text, spec)
+    return generate
+
+
+def unscheduled(task, cfg, layout, spec):
     text = generate_raw(task, cfg, layout, spec)
     return None if text is None else wait_for_results(preserve(text), spec)
+
+
+generate = scheduled(unscheduled)

@@ -83,5 +83,8 @@ def conv_text(cfg, layout, rename: bool = False) -> str:
     return a.text()
 
 
-def generate(task, cfg, layout, spec):
+def unscheduled(task, cfg, layout, spec):
     return B.preserve(conv_text(cfg, layout))
+
+
+generate = B.scheduled(unscheduled)

@@ -5,4 +5,6 @@ from pathlib import Path
 
 from kcgen.paths import load_module
 
-generate = load_module(Path(__file__).resolve().parent / "_lib.py").decoder_generator(llama=True)
+L = load_module(Path(__file__).resolve().parent / "_lib.py")
+unscheduled = L.decoder_generator(llama=True)
+generate = L.B.scheduled(unscheduled)

@@ -4,4 +4,6 @@ from pathlib import Path
 
 from kcgen.paths import load_module
 
-generate = load_module(Path(__file__).resolve().parent / "_lib.py").ffn_generator(gated=False)
+L = load_module(Path(__file__).resolve().parent / "_lib.py")
+unscheduled = L.ffn_generator(gated=False)
+generate = L.B.scheduled(unscheduled)

@@ -4,4 +4,6 @@ from pathlib import Path
 
 from kcgen.paths import load_module
 
-generate = load_module(Path(__file__).resolve().parent / "_lib.py").attention_generator(lambda cfg: (cfg["NH"], cfg["NKV"]))
+L = load_module(Path(__file__).resolve().parent / "_lib.py")
+unscheduled = L.attention_generator(lambda cfg: (cfg["NH"], cfg["NKV"]))
+generate = L.B.scheduled(unscheduled)

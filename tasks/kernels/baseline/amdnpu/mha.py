@@ -4,4 +4,6 @@ from pathlib import Path
 
 from kcgen.paths import load_module
 
-generate = load_module(Path(__file__).resolve().parent / "_lib.py").attention_generator(lambda cfg: (cfg["NH"], cfg["NH"]))
+L = load_module(Path(__file__).resolve().parent / "_lib.py")
+unscheduled = L.attention_generator(lambda cfg: (cfg["NH"], cfg["NH"]))
+generate = L.B.scheduled(unscheduled)

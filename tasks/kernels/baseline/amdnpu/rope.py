@@ -7,7 +7,7 @@ from kcgen.paths import load_module
 L = load_module(Path(__file__).resolve().parent / "_lib.py")
 
 
-def generate(task, cfg, layout, spec):
+def unscheduled(task, cfg, layout, spec):
     S, NH, D = cfg["S"], cfg["NH"], cfg["D"]
     a = L.Asm()
     L.consts(a)
@@ -16,3 +16,6 @@ def generate(task, cfg, layout, spec):
     assert tiles + D * 16 <= L.B.SAVE_AREA
     L.rope_rows(a, ad["x"], ad["cos"], ad["sin"], ad["y"], S, NH, D, tiles)
     return L.B.preserve(a.text())
+
+
+generate = L.B.scheduled(unscheduled)

@@ -5,4 +5,6 @@ from pathlib import Path
 
 from kcgen.paths import load_module
 
-generate = load_module(Path(__file__).resolve().parent / "_lib.py").ffn_generator(gated=True)
+L = load_module(Path(__file__).resolve().parent / "_lib.py")
+unscheduled = L.ffn_generator(gated=True)
+generate = L.B.scheduled(unscheduled)
