@@ -213,14 +213,7 @@ class CGen:
                               if isinstance(n, ir.Call)}
         fns = {f.name: f for f in self.spec.isa.functions}
         direct = {name: scan(f.body, ()) for name, f in fns.items()}
-        dyn_fns = {n for n, found in direct.items() if found}
-        grown = True
-        while grown:  # a function calling a tracking function tracks too
-            grown = False
-            for name, f in fns.items():
-                if name not in dyn_fns and calls(f.body) & dyn_fns:
-                    dyn_fns.add(name)
-                    grown = True
+        dyn_fns = self._callers({n for n, found in direct.items() if found})  # a caller of one tracks too
         insns = set()
         for name, ins in self.spec.instructions.items():
             found = scan(ins.insn.semantics, set(ins.operands))
@@ -235,21 +228,26 @@ class CGen:
                     files.append(f)
         return files, dyn_fns, insns
 
+    def _callers(self, seeds: set[str]) -> set[str]:
+        """The functions in `seeds` and every function that calls one of them, directly or not."""
+        fns = {f.name: f for f in self.spec.isa.functions}
+        out = set(seeds)
+        grown = True
+        while grown:
+            grown = False
+            for name, f in fns.items():
+                if name not in out and any(isinstance(c, ir.Call) and c.func in out for c in _walk_expr(f.body)):
+                    out.add(name)
+                    grown = True
+        return out
+
     def _memory_users(self, mem: str) -> set[str]:
         """Instructions whose semantics (or the functions they call) access memory `mem`."""
         def touches(nodes) -> bool:
             return any((isinstance(n, ir.Index) and isinstance(n.base, ir.Name) and n.base.id == mem) or
                        (isinstance(n, ir.Call) and n.func in ("load", "store") and n.args and
                         isinstance(n.args[0], ir.Name) and n.args[0].id == mem) for n in nodes)
-        fns = {f.name: f for f in self.spec.isa.functions}
-        users = {n for n, f in fns.items() if touches(_walk_expr(f.body))}
-        grown = True
-        while grown:
-            grown = False
-            for n, f in fns.items():
-                if n not in users and any(isinstance(c, ir.Call) and c.func in users for c in _walk_expr(f.body)):
-                    users.add(n)
-                    grown = True
+        users = self._callers({f.name for f in self.spec.isa.functions if touches(_walk_expr(f.body))})
         return {name for name, ins in self.spec.instructions.items()
                 if touches(_walk(ins.insn.semantics)) or
                 any(isinstance(c, ir.Call) and c.func in users for c in _walk(ins.insn.semantics))}
