@@ -763,6 +763,8 @@ class _Check:
                                  f"units {', '.join(sorted(self.units))})")
         elif not self.isa.timing and insn.unit:
             self.error(insn.unit_loc, f"instruction {insn.name} names unit '{insn.unit}' but the isa has no timing section")
+        if insn.bypass:
+            self.bypass(insn)
         chk = Checker(self.ctx, self.semantic_operands(operands))
         for what in ("cycles", "latency"):
             e = getattr(insn, what)
@@ -778,6 +780,27 @@ class _Check:
                                        "(the assembler evaluates it)")
         for ex in insn.examples:
             self.example(ex, {})
+
+    def bypass(self, insn: ir.Instruction) -> None:
+        """One forwarding path saves the same cycles for every instruction on it, and fewer than the latency."""
+        n = insn.bypass_cycles
+        seen = getattr(self, "_bypasses", None)
+        if seen is None:
+            seen = self._bypasses = {}
+        first = seen.setdefault(insn.bypass, (n, insn.name))
+        if n < 1:
+            self.error(insn.bypass_loc, f"instruction {insn.name}: bypass {insn.bypass} must save at least 1 cycle")
+        elif first[0] != n:
+            self.error(insn.bypass_loc, f"instruction {insn.name}: bypass {insn.bypass} saves {n} cycle(s) here "
+                                        f"but {first[0]} on {first[1]} (a path saves the same on every instruction)")
+        lat = insn.latency if insn.latency is not None else insn.cycles
+        try:
+            value = evaluate(lat, lambda n: self.params[n.id]) if lat is not None else 1
+        except Exception:
+            return  # an operand-dependent latency: the simulators keep at least one cycle
+        if n >= value:
+            self.error(insn.bypass_loc, f"instruction {insn.name}: bypass {insn.bypass} saves {n} cycle(s) of a "
+                                        f"latency of {value} (a result can reach no reader before the next cycle)")
 
     def semantic_operands(self, operands: dict[str, OperandSpec]) -> dict[str, OperandInfo]:
         return semantic_operands(operands, self.ctx.pc_type)

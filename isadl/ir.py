@@ -443,7 +443,9 @@ class Instruction:
     syntax_loc: Loc = _loc()
     unit_loc: Loc = _loc()
     slot_loc: Loc = _loc()
-    bypass: str = ""  # a forwarding path: to an instruction naming the same one, latency - 1 (docs/isadl.md 5.3)
+    bypass: str = ""  # a forwarding path: to an instruction naming the same one, latency - bypass_cycles
+    bypass_cycles: int = 1  # (docs/isadl.md 5.3)
+    bypass_loc: Loc = _loc()
 
 
 @dataclass(frozen=True)

@@ -606,7 +606,8 @@ class _Builder(Transformer):
             str(name), singles.get("syntax", ""), singles.get("encoding"), slot=singles.get("slot", ""),
             unit=singles.get("unit", ""), cycles=singles.get("cycles"), latency=singles.get("latency"),
             semantics=singles.get("semantics", ()), doc="\n\n".join(docs), examples=tuple(examples),
-            warnings=tuple(warns), bypass=singles.get("bypass", ""),
+            warnings=tuple(warns), bypass=singles.get("bypass", ("", 1))[0], bypass_cycles=singles.get("bypass", ("", 1))[1],
+            bypass_loc=locs.get("bypass", ir.NOWHERE),
             loc=self.loc(name), syntax_loc=locs.get("syntax", ir.NOWHERE), unit_loc=locs.get("unit", ir.NOWHERE),
             slot_loc=locs.get("slot", ir.NOWHERE)), meta)
 
@@ -634,7 +635,7 @@ class _Builder(Transformer):
 
     @v_args(meta=True)
     def insn_bypass(self, meta, c):
-        return ("bypass", str(c[0]), c[0])
+        return ("bypass", (str(c[0]), int(c[1]) if c[1] is not None else 1), c[0])
 
     @v_args(meta=True)
     def cycles(self, meta, c):

@@ -203,7 +203,7 @@ def _instruction(out: _Out, i: ir.Instruction) -> None:
         if getattr(i, key) is not None:
             out(f"{key} {expr(getattr(i, key))}")
     if i.bypass:
-        out(f"bypass {i.bypass}")
+        out(f"bypass {i.bypass}" + (f" {i.bypass_cycles}" if i.bypass_cycles != 1 else ""))
     if i.semantics:
         out.open("semantics")
         _block(out, i.semantics)

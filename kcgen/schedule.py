@@ -57,6 +57,7 @@ from isadl.check import Spec
 from isadl.params import compile_expr
 
 from .asm.assembler import Assembler, AsmError, _split_top
+from .sim.hazards import exposed
 
 __all__ = ["schedule", "Machine", "Op", "ScheduleError", "list_schedule", "modulo_schedule", "dependences",
            "res_mii", "rec_mii"]
@@ -787,7 +788,9 @@ def schedule(spec: Spec, text: str, pipeline: bool = True, path: str = "<input>"
         return text  # zero-overhead loops: their bodies are bundle addresses (not scheduled: docs/schedule.md)
     try:
         return _schedule(m, lines, program, pipeline)
-    except _Unschedulable:
+    except _Unschedulable as exc:
+        if exposed(spec):  # as written, a read before its result would see the old value: not the input's meaning
+            raise ScheduleError(f"{path}: cannot schedule: {exc} (an exposed pipeline does not wait for it)") from exc
         return text
 
 

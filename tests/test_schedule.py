@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from hypothesis import given, settings
+from hypothesis import given, reject, settings
 from hypothesis import strategies as st
 
 import isadl
@@ -38,6 +38,9 @@ def _spec():
     if "spec" not in _CACHE:
         _CACHE["spec"] = isadl.load("amdnpu")
         _CACHE["sim"] = Simulator(_CACHE["spec"])
+        # the one-operation-per-line input means what it says when each line waits for the ones before
+        # it: the same machine with interlocks (EXPOSED = 0), whose stalls show where a read is early
+        _CACHE["locked"] = Simulator(isadl.load("amdnpu", defines={"EXPOSED": 0}))
     return _CACHE["spec"]
 
 
@@ -95,8 +98,9 @@ def _final(sim, spec, text: str):
 
 
 def _same_meaning(sim, spec, text: str, out: str):
-    """Both programs halt in the same machine state; their run results."""
-    r0, s0, _ = _final(sim, spec, text)
+    """The scheduled program, on the exposed pipeline, halts in the state the program as written
+    reaches on the interlocked machine; their run results."""
+    r0, s0, _ = _final(_CACHE["locked"], spec, text)
     r1, s1, _ = _final(sim, spec, out)
     assert r0.status == r1.status == "halted"
     for name in s0:
@@ -114,6 +118,16 @@ def test_random_straight_line_programs_keep_their_meaning(ops):
     # no stall: every bundle issues in the cycle after the one before it
     assert r1.cycles == len(_assembler(spec).assemble(out).placed)
     _check_delay_slots(spec, out)
+
+
+def _scheduled_or_refused(spec, text: str) -> str:
+    """The schedule of `text`; when the scheduler refuses it (ScheduleError: what a jump's delay slots
+    must hold does not fit them, so the program as written would read a result early on the exposed
+    pipeline) the example is not used -- tests/test_schedule.py::test_an_unschedulable_program_is_refused."""
+    try:
+        return schedule(spec, text)
+    except ScheduleError:
+        reject()
 
 
 def _delay(spec) -> int:
@@ -143,8 +157,10 @@ def _check_delay_slots(spec, out: str):
 
 
 def _stalls(sim, spec, text: str) -> int:
-    """Cycles the simulator spent waiting for operands: cycles beyond one per bundle and the taken
-    branches' delay (none with delay slots: those are bundles of their own)."""
+    """Cycles the interlocked machine spent waiting for operands: cycles beyond one per bundle and the
+    taken branches' delay (none with delay slots: those are bundles of their own). 0: no read comes
+    before its producer's latency, so the exposed pipeline computes what the interlocked one does."""
+    sim = _CACHE["locked"]
     program = _assembler(spec).assemble(text)
     sim.load(program)
     for name, arr in sim.arrays.items():
@@ -176,7 +192,7 @@ def test_random_loops_keep_their_meaning(before, body, after, count, slots, late
     text = "\n".join(_setup() + [f"    {o}" for o in before] + [f"    movxm r12, #{count}", "top:"]
                      + [f"    {o}" for o in body] + loop
                      + [f"    {o}" for o in after] + ["    done"]) + "\n"
-    out = schedule(spec, text)
+    out = _scheduled_or_refused(spec, text)
     _same_meaning(sim, spec, text, out)
     assert _stalls(sim, spec, out) == 0, out
     _check_delay_slots(spec, out)
@@ -194,11 +210,25 @@ def test_random_jumps_and_their_delay_slots_keep_their_meaning(before, jump, slo
     text = "\n".join(_setup() + [f"    {o}" for o in before] + [f"    {jump} #over"] + _ds(slots)
                      + [f"    {o}" for o in skipped] + ["over:"] + [f"    {o}" for o in after]
                      + ["    done"]) + "\n"
-    out = schedule(spec, text)
+    out = _scheduled_or_refused(spec, text)
     _same_meaning(sim, spec, text, out)
     assert _stalls(sim, spec, out) == 0, out
     _check_delay_slots(spec, out)
     assert out.count("#over") == 1 and out.count("over:") == 1
+
+
+def test_an_unschedulable_program_is_refused(spec):
+    """The delay slots of `jnz r3` hold a load of r3 (latency 7) and then an add to r3: the add's result
+    must land after the load's, 6 bundles later, which 5 delay slots cannot hold, and the jump reads r3
+    before both. As written, the exposed pipeline would keep the load's value (it lands last): not what
+    the input means, so the scheduler says so instead of returning it."""
+    text = "\n".join(_setup() + ["    jnz r3, #over", "    lda r3, [p3, #-24]", "    add r3, r5, r7"] + _ds()[2:]
+                     + ["over:", "    done"]) + "\n"
+    with pytest.raises(ScheduleError, match="cannot schedule"):
+        schedule(spec, text)
+    # and the assembler warns about the write that lands first
+    warnings = stale_reads(spec, _assembler(spec).assemble(text), "t.s", text, limit=None)
+    assert any("add writes r3, and lda on line" in w.message for w in warnings), warnings
 
 
 def test_bundles_are_legal_and_dependences_kept(spec):
@@ -363,4 +393,9 @@ def test_regenerated_baselines_are_packed_and_pass(spec, task, config, packed):
     mod = load_module(gen if gen.exists() else TASKS / "kernels" / "baseline" / "amdnpu.py")
     cfg = t.config("amdnpu", config)
     plain = mod.unscheduled(t, cfg, layout_for(spec, t, "amdnpu", config), spec)
-    assert result.cycles < evaluate(plain, spec, t, "amdnpu", config, trials=1).cycles
+    # the template as written means what it computes when every line waits for the ones before it: on
+    # the interlocked variant (on the exposed pipeline its loops would read results early)
+    locked = isadl.load("amdnpu", defines={"EXPOSED": 0})
+    as_written = evaluate(plain, locked, t, "amdnpu", config, trials=1)
+    assert as_written.correct, as_written.summary()
+    assert result.cycles < as_written.cycles

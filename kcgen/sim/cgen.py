@@ -1150,6 +1150,7 @@ class CGen:
         head += [f"typedef struct {{ uint8_t b[{n}]; }} kcv{n};" for n in sorted(self.vec_sizes)] + [""]
         head += self.canon_lanes_c()
         head += self.groups_c()
+        head += self.exposed_c()
         head += self.structures_c()
         head += fns
         head += ["/* instructions compiled in sim_ops.c */"] + decls + [""]
@@ -1285,6 +1286,12 @@ class CGen:
                  "    uint64_t deadline;  /* kc_now_ns() at which the run stops, 0: none (set by run) */",
                  "    int64_t poll_left;  /* loop iterations until a long instruction reads the clock */",
                  "    uint64_t *tstate;  /* timing scratch: register tracking, caches, predictors (cleared at reset) */"]
+        if self.exposed:  # results in flight (exposed_c); cleared by reset
+            width = max([self._exposed_bytes(f) for f in self._exposed_files()] + [8])
+            lines += ["    uint64_t x_clock, x_due;", "    uint32_t x_n;",
+                      f"    uint64_t x_at[{self.x_depth}];", f"    uint32_t x_file[{self.x_depth}];",
+                      f"    uint64_t x_reg[{self.x_depth}];", f"    uint64_t x_early[{self.x_depth}];",
+                      f"    uint32_t x_byp[{self.x_depth}];", f"    uint8_t x_val[{self.x_depth}][{width}];"]
         if self.delay_slots:  # a taken jump waiting for its delay slots (redirect_c); cleared by reset
             lines += ["    uint64_t br_target;", "    uint64_t br_left;"]
         for st in self.L.stores.values():
@@ -1604,6 +1611,7 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
     def meta(self) -> dict:
         """What the Python side needs to drive the compiled simulator (stored beside it in the cache)."""
         return {"prefix": self.P, "isa": self.spec.isa.name, "generator": GENERATOR_VERSION, "delay_slots": self.delay_slots,
+                "exposed": self.exposed,
                 "ops": ["<illegal>"] + self.names, "units": self.units,
                 "unit_copies": [self._copies(u) for u in self.units], "tracked": sorted(self.tracked),
                 "block_shift": BLOCK_SHIFT, "granule": self.granule, "max_ops": self.max_ops,
@@ -1937,10 +1945,147 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
         return int(self.props.get("delay_slots", 0)) if self.timing and self.timing.model == "vliw" else 0
 
     @property
+    def exposed(self) -> bool:
+        """`timing vliw { exposed = 1 }`: no interlock on registers. A result written through an operand
+        (`FILE[operand] = ...`) lands `latency` bundles after its bundle issues; until then every
+        reader sees the old value (docs/simulator.md, "Exposed pipelines"). kcgen.sim.pyref does the same."""
+        return bool(self.timing and self.timing.model == "vliw" and self.props.get("exposed", 0))
+
+    def _exposed_files(self) -> list[str]:
+        """The register files (and groups) some instruction writes through an operand: their results wait."""
+        out = []
+        for name in self.names:
+            for file, _ in self.costs[name][2][1]:
+                if file not in out and (file in self.L.groups or self.L.stores[file].kind == "reg"):
+                    out.append(file)
+        return out
+
+    def _exposed_writes(self, name: str) -> list[tuple[str, int]]:
+        """(file, operand index) of each register `name` writes through an operand, when results wait."""
+        if not self.exposed:
+            return []
+        return [(file, self.operand_index_of(name, opname)) for file, opname in self.costs[name][2][1]
+                if file in self.L.groups or self.L.stores[file].kind == "reg"]
+
+    def _bypass_of(self, name: str) -> tuple[int, int]:
+        """(path number, cycles saved) of the forwarding path an instruction is on; (0, 0): none."""
+        paths = sorted({self.encs[n].insn.insn.bypass for n in self.names} - {""})
+        insn = self.encs[name].insn.insn
+        return (paths.index(insn.bypass) + 1, insn.bypass_cycles) if insn.bypass else (0, 0)
+
+    def _exposed_peeks(self, name: str) -> list[tuple[str, int]]:
+        """(file, operand index) of each register an instruction on a forwarding path reads through an operand."""
+        if not self.exposed or not self.encs[name].insn.insn.bypass:
+            return []
+        files = self._exposed_files()
+        return [(file, self.operand_index_of(name, opname)) for file, opname in self.costs[name][2][0] if file in files]
+
+    def _exposed_bytes(self, file: str) -> int:
+        if file in self.L.groups:
+            return sum(p[2] for p in self._flat_parts(self.L.groups[file], "(int64_t)n"))
+        st = self.L.stores[file]
+        return st.elem.dtype.itemsize * (st.shape[1] if len(st.shape) > 1 else 1)
+
+    def _exposed_depth(self) -> int:
+        """Results one run can have in flight at most: every slot of a bundle writing all its operands,
+        each waiting the longest latency (an exposed pipeline needs latencies the operands do not change)."""
+        lat, writes = 1, 1
+        for name in self.names:
+            insn = self.encs[name].insn.insn
+            e = insn.latency if insn.latency is not None else insn.cycles
+            try:
+                lat = max(lat, int(self.spec.params_eval(e)) if e is not None else 1)
+            except Exception:
+                raise Unsupported(f"{name}: an exposed pipeline needs a latency the operands do not change")
+            writes = max(writes, len(self.costs[name][2][1]))
+        return lat * max([len(f.fields) for f in self.bundles] + [1]) * writes
+
+    @property
+    def x_depth(self) -> int:
+        if not hasattr(self, "_x_depth"):
+            self._x_depth = self._exposed_depth()
+        return self._x_depth
+
+    def exposed_c(self) -> list[str]:
+        """The results in flight of an exposed pipeline: per file a copy in and out of one register, a
+        queue of (due cycle, file, register, value), and its commit in order of due cycle then issue."""
+        if not self.exposed:
+            return []
+        files = self._exposed_files()
+        out = ["/* exposed pipeline: a result waits in s->x_* until its latency has elapsed (docs/simulator.md) */"]
+        for fid, file in enumerate(files):
+            n = self._exposed_bytes(file)
+            if file in self.L.groups:
+                count = self.L.groups[file].count
+                get = f"kc_gget_{file}(s, n, out)"
+                put = f"kc_gset_{file}(s, n, in)"
+            else:
+                st = self.L.stores[file]
+                count = st.shape[0]
+                at = f"(uint8_t *)(s->{st.cname}) + n * {n}"
+                get = f"memcpy(out, {at}, {n})"
+                put = (f"if ({' && '.join(f'n != {z}' for z in sorted(st.zero))}) " if st.zero else "") + f"memcpy({at}, in, {n})"
+            out += [f"static inline int kc_xget_{file}(kc_s *restrict s, uint64_t n, uint8_t *out) {{",
+                    f"    if (n >= {count}) return 0;  /* the instruction itself reports the index */",
+                    f"    {get};", "    return 1;", "}",
+                    f"static inline void kc_xput_{file}(kc_s *restrict s, uint64_t n, const uint8_t *in) {{ {put}; }}",
+                    f"/* after the instruction wrote register n: the new value waits `lat` cycles, the old one stays */",
+                    f"static void kc_xdefer_{file}(kc_s *restrict s, uint64_t n, const uint8_t *old, uint64_t lat, "
+                    "uint32_t byp, uint64_t saves) {",
+                    f"    if (s->x_n == {self.x_depth}) kc_fail(s, KC_TRAP_MEMORY, \"internal: more results in flight than the ISA allows\");",
+                    "    uint32_t e = s->x_n++;",
+                    f"    s->x_at[e] = s->x_clock + lat; s->x_file[e] = {fid}; s->x_reg[e] = n;",
+                    "    s->x_byp[e] = byp; s->x_early[e] = s->x_clock + (lat > saves ? lat - saves : 1);",
+                    f"    kc_xget_{file}(s, n, s->x_val[e]);",
+                    f"    kc_xput_{file}(s, n, old);",
+                    "    if (s->x_at[e] < s->x_due) s->x_due = s->x_at[e];", "}",
+                    f"/* a reader on forwarding path `byp`: the newest result in flight on that path that reaches it */",
+                    f"static int kc_xpeek_{file}(kc_s *restrict s, uint64_t n, uint32_t byp, uint8_t *save) {{",
+                    "    uint32_t b = s->x_n;",
+                    "    for (uint32_t e = 0; e < s->x_n; e++)",
+                    f"        if (s->x_file[e] == {fid} && s->x_reg[e] == n && s->x_byp[e] == byp && s->x_early[e] <= s->x_clock &&",
+                    "            (b == s->x_n || s->x_at[e] >= s->x_at[b])) b = e;",
+                    f"    if (b == s->x_n || !kc_xget_{file}(s, n, save)) return 0;",
+                    f"    kc_xput_{file}(s, n, s->x_val[b]);",
+                    "    return 1;", "}"]
+        out += ["/* Write every result due by `upto`, earliest due first, in issue order among equals. */",
+                "static void kc_xcommit(kc_s *restrict s, uint64_t upto) {",
+                "    for (;;) {",
+                "        uint32_t b = s->x_n;",
+                "        for (uint32_t e = 0; e < s->x_n; e++)",
+                "            if (s->x_at[e] <= upto && (b == s->x_n || s->x_at[e] < s->x_at[b])) b = e;",
+                "        if (b == s->x_n) break;",
+                "        switch (s->x_file[b]) {"]
+        out += [f"        case {fid}: kc_xput_{file}(s, s->x_reg[b], s->x_val[b]); break;" for fid, file in enumerate(files)]
+        out += ["        }",
+                "        uint32_t rest = s->x_n - b - 1;",
+                "        memmove(&s->x_at[b], &s->x_at[b + 1], rest * sizeof s->x_at[0]);",
+                "        memmove(&s->x_file[b], &s->x_file[b + 1], rest * sizeof s->x_file[0]);",
+                "        memmove(&s->x_reg[b], &s->x_reg[b + 1], rest * sizeof s->x_reg[0]);",
+                "        memmove(&s->x_early[b], &s->x_early[b + 1], rest * sizeof s->x_early[0]);",
+                "        memmove(&s->x_byp[b], &s->x_byp[b + 1], rest * sizeof s->x_byp[0]);",
+                "        memmove(&s->x_val[b], &s->x_val[b + 1], rest * sizeof s->x_val[0]);",
+                "        s->x_n--;",
+                "    }",
+                "    s->x_due = UINT64_MAX;",
+                "    for (uint32_t e = 0; e < s->x_n; e++) if (s->x_at[e] < s->x_due) s->x_due = s->x_at[e];",
+                "}", ""]
+        return out
+
+    @property
     def zol(self) -> tuple:
         """The (count, start, end) state items of register-driven zero-overhead loops, or ()."""
         h = self.spec.isa.hwloop
         return tuple(self.L.stores[n].cname for n in h.registers) if h and h.registers else ()
+
+    def exposed_next_c(self) -> list[str]:
+        """Lines of KC_NEXT, after a bundle: the results due by the next bundle are written (semantics,
+        so untimed runs do it too: a bundle is one cycle, a taken branch BRANCH_DELAY more)."""
+        if not self.exposed:
+            return []
+        delay = self.props.get("branch_delay", 0)
+        return [f"    s->x_clock += 1{f' + (taken ? {delay} : 0)' if delay else ''}; \\",
+                "    if (s->x_due <= s->x_clock) kc_xcommit(s, s->x_clock); \\"]
 
     def redirect_c(self) -> list[str]:
         """Lines of KC_NEXT, after a bundle: delayed branches and the zero-overhead loop-back (both
@@ -2022,7 +2167,8 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
             out += ["/* vliw: one bundle per cycle; a bundle waits until every operand it reads is ready (an exposed",
                     "   pipeline that stalls rather than reading stale values); a taken branch costs BRANCH_DELAY. */",
                     "static inline KC_HOT void kc_group_done(kc_s *restrict s, int taken) {",
-                    "    uint64_t t = s->now > s->t_need ? s->now : s->t_need;",
+                    "    uint64_t t = s->now;  /* exposed: nothing waits, a read before the result sees the old value */"
+                    if self.exposed else "    uint64_t t = s->now > s->t_need ? s->now : s->t_need;",
                     "    for (uint32_t k = 0; k < s->t_npend; k++) {",
                     "        uint64_t r = t + s->t_plat[k];",
                     "        if (*s->t_pend[k] < r) *s->t_pend[k] = r;",
@@ -2398,6 +2544,7 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
                "    if (!d->last) { d++; goto *d->h; } \\",
                "    int taken = npc != pc + size; \\",
                *self.redirect_c(),
+               *self.exposed_next_c(),
                f"    if (!untimed) kc_group_done(s, taken{', pc, npc, pc + size' if self.predictor else ''}); \\",
                f"    pc = npc & UINT64_C({pcmask:#x}); \\",
                "    if (halt) { s->pc = pc; s->status = 1; s->halted = 1; return 1; } \\",
@@ -2436,7 +2583,19 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
             out.append("    (void)need;")
             if self.tracked or (self.timing is not None and self.timing.model == "vliw"):
                 out.append("    s->t_lat = l;")
+            waits, peeks = self._exposed_writes(name), self._exposed_peeks(name)
+            byp, saves = self._bypass_of(name)
+            for j, (file, k) in enumerate(waits):  # exposed: what readers see until the result lands
+                out.append(f"    uint8_t xo{j}[{self._exposed_bytes(file)}]; "
+                           f"int xv{j} = kc_xget_{file}(s, (uint64_t)d->a[{k}], xo{j});")
+            for j, (file, k) in enumerate(peeks):  # a forwarding path: results in flight that reach it early
+                out.append(f"    uint8_t xs{j}[{self._exposed_bytes(file)}]; "
+                           f"int xp{j} = kc_xpeek_{file}(s, (uint64_t)d->a[{k}], {byp}, xs{j});")
             out.append(f"    halt |= x_{c_ident(name)}(s, d, pc, &npc, need);")
+            for j, (file, k) in enumerate(waits):
+                out.append(f"    if (xv{j}) kc_xdefer_{file}(s, (uint64_t)d->a[{k}], xo{j}, l, {byp}, {saves});")
+            for j, (file, k) in reversed(list(enumerate(peeks))):  # the first saved is the value before any
+                out.append(f"    if (xp{j}) kc_xput_{file}(s, (uint64_t)d->a[{k}], xs{j});")
             timing = self.timing_c(name, "        ")
             if timing:  # semantics never read timing: an untimed run computes the same state
                 out += ["    if (!untimed) {"] + timing + ["    }"]
@@ -2473,7 +2632,10 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
                 f"    s->poll_left = s->deadline ? {POLL_WORK} : INT64_MAX;"] + (
                 ["    if (s->nissued == 0) kc_cal_reset(s);  /* nothing issued since the reset */"] if self._ooo else []) + [
                 "    if (setjmp(env)) { s->status = s->trap.kind == KC_TRAP_TIMEOUT ? 4 : 2; }",
-                "    else kc_run_loop(s, max_steps);",
+                "    else kc_run_loop(s, max_steps);"] + (
+                ["    if (s->status != 3) kc_xcommit(s, UINT64_MAX);  /* stopped for good (not the step budget): every result lands */"]
+                if self.exposed else []) + [
+
                 "    /* the trapping instruction, or the fetch past the end, did not retire (an instruction a",
                 "       timeout stopped half done took itself off t_step: kc_poll) */",
                 "    s->instret += s->t_step - (s->status == 2 || (s->status == 1 && !s->halted));",

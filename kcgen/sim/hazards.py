@@ -2,13 +2,16 @@
 target whose pipeline is exposed (`timing vliw { exposed = 1 }`, docs/isadl.md section 8).
 
 Such hardware has no interlock on registers: an instruction that reads a register before the
-instruction writing it has reached its `latency` gets the old value. The simulators wait instead
-(docs/simulator.md, "Timing models"), so a kernel can compute the right answer here and a wrong one
-on silicon; these warnings say where. The analysis follows the bundles in address order, one cycle
-each, with the registers an instruction reads and writes through its operands (as the simulators
-track them: kcgen.sim.cgen._static_regs); it forgets everything at a label (a jump may land there)
-and so reports only what straight-line code certainly does. A read of a register another slot of
-the same bundle writes is reported too: hardware reads every operand when the bundle issues.
+instruction writing it has reached its `latency` gets the old value, and so does it in the
+simulators (docs/simulator.md, "Exposed pipelines"). A kernel that relies on such a read is rarely
+meant to: these warnings say where. The analysis follows the bundles in address order, one cycle
+each, with the registers an instruction reads and writes through its operands (the registers whose
+results wait in the simulators: kcgen.sim.cgen._static_regs), forwarding paths included (`bypass
+NAME N`); it forgets everything at a label (a jump may land there) and so reports only what
+straight-line code certainly does. A read of a register another slot of the same bundle writes is
+reported too: it reads the old value, as every operand is read when the bundle issues; and so is a
+write that lands before the result of an earlier instruction to the same register (which then
+overwrites it).
 """
 from __future__ import annotations
 
@@ -42,7 +45,8 @@ class _Model:
                 lat = spec.params_eval(lat) if lat is not None else 1
             except Exception:  # reads an operand: not known here, assume the next bundle sees it
                 lat = 1
-            self.insns[name] = (reads, writes, max(int(lat), 1), s.template.mnemonic, s.insn.bypass)
+            self.insns[name] = (reads, writes, max(int(lat), 1), s.template.mnemonic,
+                                (s.insn.bypass, s.insn.bypass_cycles) if s.insn.bypass else None)
 
     def parts(self, file: str, index: int) -> list[tuple[str, int]]:
         """The storage a register is made of: (file, index) per part (a group's parts, nested)."""
@@ -95,18 +99,18 @@ def stale_reads(spec: Spec, program, path: str, source: Optional[str] = None,
                     msg = None
                     if part in written:
                         msg = (f"{mnem} reads {m.name(file, reg)}, which {written[part]} in the same bundle "
-                               f"writes: the hardware reads every operand as the bundle issues (the old value), "
-                               f"this simulator gives the new one")
+                               f"writes: it reads the old value (every operand is read as the bundle issues)")
                     elif part in ready:
                         r, line, pm, plat, pb = ready[part]
-                        fwd = bool(bypass) and pb == bypass  # a forwarding path between the two: one cycle less
-                        r -= fwd
+                        fwd = bypass is not None and pb == bypass  # a forwarding path between the two
+                        if fwd:
+                            r = max(r - plat + 1, r - bypass[1])
                         if r <= cycle:
                             continue
-                        via = f" ({plat - 1} through the {bypass} forwarding path)" if fwd else ""
+                        via = f" ({plat - min(bypass[1], plat - 1)} through the {bypass[0]} forwarding path)" if fwd else ""
                         msg = (f"{mnem} reads {m.name(file, reg)} {r - cycle} cycle(s) before it is written: "
                                f"{pm} on line {line} has latency {plat}{via}; the hardware does not wait and reads "
-                               f"the old value (this simulator stalls): put {r - cycle} more bundle(s) between them")
+                               f"the old value, as the simulators do: put {r - cycle} more bundle(s) between them")
                     if msg is None:
                         continue
                     if limit is None or len(out) < limit:
@@ -118,9 +122,21 @@ def stale_reads(spec: Spec, program, path: str, source: Optional[str] = None,
             for file, op in writes:
                 reg = values.get(op)
                 if isinstance(reg, int):
+                    late = None
                     for part in m.parts(file, reg):
                         pending.append((part, (cycle + lat, p.line, mnem, lat, bypass)))
                         written[part] = mnem
+                        if part in ready and ready[part][0] > cycle + lat:
+                            late = ready[part]
+                    if late is not None:  # write after write, landing in the wrong order
+                        msg = (f"{mnem} writes {m.name(file, reg)}, and {late[2]} on line {late[1]} (latency "
+                               f"{late[3]}) writes it {late[0] - cycle - lat} cycle(s) later although issued "
+                               f"earlier: the older result is what stays")
+                        if limit is None or len(out) < limit:
+                            out.append(Diagnostic(ir.Loc(path, p.line, raw.find(mnem) + 1 if mnem in raw else 1),
+                                                  msg, "warning"))
+                        else:
+                            extra += 1
         for part, r in pending:
             ready[part] = r
         cycle += 1

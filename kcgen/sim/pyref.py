@@ -1504,6 +1504,32 @@ class RefMachine:
         h = spec.isa.hwloop
         self._zol = tuple(h.registers) if h is not None and h.registers else ()
         self.branch: Optional[tuple[int, int]] = None  # (target, bundles still to run) of a jump in flight
+        # an exposed pipeline (timing vliw { exposed = 1 }, as kcgen.sim.cgen's exposed_c): a result
+        # written through an operand lands `latency` bundles after its bundle; readers see the old value
+        self._exposed = t is not None and t.model == "vliw" and bool(
+            next((spec.params_eval(p.value) for p in t.props if p.name == "exposed"), 0))
+        self._waits: dict[str, tuple] = {}  # instruction -> ((file, operand), ...) and its latency
+        self._branch_cost = int(next((spec.params_eval(p.value) for p in t.props if p.name == "branch_delay"), 0)) \
+            if t is not None and t.model == "vliw" else 0
+        if self._exposed:
+            from .cgen import _static_regs  # the registers the C simulator's timing tracks, alike
+            regs = {}
+            for name, s in spec.instructions.items():
+                reads, writes = _static_regs(s.insn.semantics, s.operands)
+                regs[name] = reads, [(f, o) for f, o in writes
+                                     if f in self.layout.groups or self.layout.stores[f].kind == "reg"]
+            files = {f for _, w in regs.values() for f, _ in w}
+            for name, s in spec.instructions.items():
+                reads, writes = regs[name]
+                lat = s.insn.latency if s.insn.latency is not None else s.insn.cycles
+                lat = int(spec.params_eval(lat)) if lat is not None else 1
+                # a forwarding path (bypass NAME N): results of the path in flight reach its readers N early
+                peeks = tuple((f, o) for f, o in reads if f in files) if s.insn.bypass else ()
+                if writes or peeks:
+                    self._waits[name] = (tuple(writes), lat, s.insn.bypass, s.insn.bypass_cycles, peeks)
+        self.clock = 0  # bundles run (plus taken-branch costs): the cycle of the next bundle
+        self.in_flight: list = []  # (due cycle, issue order, [(array, index, value)]) of results not yet written
+        self._issued = 0
 
     # -- introspection
     def source(self, name: str) -> str:
@@ -1544,6 +1570,7 @@ class RefMachine:
         apply(self.spec, self.arrays, program)  # the kernel ABI's start state (stack, return address)
         self.pc = self.code.wrap_pc(program.entry)
         self.branch = None
+        self.clock, self.in_flight = 0, []
         self.steps = 0
         self.counts = Counter()
         self.status = None
@@ -1582,6 +1609,7 @@ class RefMachine:
     def _stop(self, pc: int, line: Optional[int], message: str, kind: str) -> str:
         self.trap = Trap(pc, line, message, kind)
         self.status = "trap"
+        self._land(None)  # what issued before the trap still lands
         return self.status
 
     def step(self) -> Optional[str]:
@@ -1593,6 +1621,7 @@ class RefMachine:
         if insn is None:
             if pc == self._hi:
                 self.status = "halted"
+                self._land(None)
                 return self.status
             if self._lo <= pc < self._hi:
                 return self._stop(pc, None, f"pc {pc:#x} is not at the start of an instruction", "pc")
@@ -1605,9 +1634,14 @@ class RefMachine:
         self.halted = False
         A = self.arrays
         counts = self.counts
+        waits = self._waits
         try:
             for fn, name, ops in insn.ops:
-                fn(self, A, ops)
+                wait = waits.get(name)
+                if wait is None:
+                    fn(self, A, ops)
+                else:
+                    self._deferred(fn, A, ops, wait)
                 counts[name] += 1
         except SimTrap as t:
             return self._stop(pc, insn.line, t.message, t.kind)
@@ -1618,11 +1652,65 @@ class RefMachine:
             if message:
                 return self._stop(pc, insn.line, message, "pc")
         self.steps += 1
+        if self._exposed:
+            self.clock += 1 + (self._branch_cost if self.next_pc != pc + insn.size else 0)
+            self._land(self.clock)
         self.pc = self.code.wrap_pc(self.next_pc)
         if self.halted:
             self.status = "halted"
+            self._land(None)
             return self.status
         return None
+
+    # -- an exposed pipeline's results in flight
+    def _cells(self, file: str, n: int) -> list[tuple[str, int]]:
+        """The storage of register n of `file`: (array, index) per part; [] when n is out of range."""
+        acc = self.code.access[file]
+        if not 0 <= n < acc.dims[0]:
+            return []
+        if isinstance(acc, _GroupAccess):
+            return [(part.name, i) for part, i in acc.parts[n]]
+        return [(file, n)]
+
+    def _deferred(self, fn, A, ops, wait) -> None:
+        """Run one operation; what it wrote through its operands waits for its latency, the old value stays.
+        On a forwarding path it first sees the path's results in flight that reach it (kc_xpeek)."""
+        writes, lat, path, saves, peeks = wait
+        targets = [(f, int(ops[o]), self._cells(f, int(ops[o]))) for f, o in writes]
+        old = [[A[a][i].copy() for a, i in cells] for _, _, cells in targets]
+        restore = []
+        for f, o in peeks:
+            n = int(ops[o])
+            seen = [e for e in self.in_flight if e[2] == f and e[3] == n and e[4] == path and e[5] <= self.clock]
+            cells = self._cells(f, n)
+            if seen and cells:
+                restore.append([(a, i, A[a][i].copy()) for a, i in cells])
+                for a, i, v in max(seen, key=lambda e: (e[0], e[1]))[6]:
+                    A[a][i] = v
+        fn(self, A, ops)
+        for (f, n, cells), before in zip(targets, old):
+            if cells:
+                self._issued += 1
+                early = self.clock + (lat - saves if lat > saves else 1)
+                self.in_flight.append((self.clock + lat, self._issued, f, n, path, early,
+                                       [(a, i, A[a][i].copy()) for a, i in cells]))
+                for (a, i), v in zip(cells, before):
+                    A[a][i] = v
+        for values in reversed(restore):
+            for a, i, v in values:
+                A[a][i] = v
+
+    def _land(self, upto: Optional[int]) -> None:
+        """Write the results due by cycle `upto` (None: all), earliest due first, then in issue order."""
+        if not self.in_flight:
+            return
+        due = sorted((e for e in self.in_flight if upto is None or e[0] <= upto), key=lambda e: (e[0], e[1]))
+        if not due:
+            return
+        for e in due:
+            for a, i, v in e[6]:
+                self.arrays[a][i] = v
+        self.in_flight = [] if upto is None else [e for e in self.in_flight if e[0] > upto]
 
     def _redirect(self, pc: int, seq: int) -> Optional[str]:
         """After the bundle at pc (next in order: seq): a jump waits for its delay slots, and the bundle

@@ -183,6 +183,9 @@ class Simulator:
         s.trap.kind = 0
         if self.meta.get("delay_slots"):
             s.br_left = 0  # no jump waiting for its delay slots
+        if self.meta.get("exposed"):
+            s.x_n = s.x_clock = 0  # no result in flight
+            s.x_due = 2 ** 64 - 1
         for arr in self._timing:
             arr[...] = 0
         for off, words in kept:

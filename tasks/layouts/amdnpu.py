@@ -4,7 +4,7 @@ memory no tensor occupies as scratch.
 
 A composite kernel (an FFN, attention, a decoder block) keeps intermediates -- q, k, v, the residual
 stream -- that do not fit the 4 KiB `tmp` region, as a compiler would place them in the tile's free
-data memory; so at levels 2-3 every byte of dm[0x2000..DM_BYTES) outside the tensors is scratch (as
+data memory; so at levels 2-3 every byte of dm[IMAGE_END..DM_BYTES) outside the tensors is scratch (as
 PLENA's layout gives composite kernels the HBM after the inputs). Level 1 keeps the ABI's rule: a
 relu that stores past y or into a neighbour's memory fails.
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 from kcgen.evaluation import abi_layout
 from kcgen.integrity import Span
 
-IMAGE_END = 0x2000  # dm[0..0x2000) holds the program image (targets/amdnpu.isa, abi)
+IMAGE_END = 0x4000  # dm[0..PM_BYTES) holds the program image (targets/amdnpu.isa, abi)
 
 
 def layout(spec, task, target, config):

@@ -30,14 +30,17 @@ PATHS = {"rv32i_mini": HERE.parent / "isadl" / "fixtures" / "rv32i_mini.isa",
          # delay slots and register-driven zero-overhead loops (hwloop registers)
          "vliw_ctl": HERE.parent / "isadl" / "fixtures" / "vliw_ctl.isa",
          # every construct of the semantics language, with operands that index any register file
-         "semantics_all": HERE / "fixtures" / "semantics_all.isa"}
+         "semantics_all": HERE / "fixtures" / "semantics_all.isa",
+         # an exposed pipeline: results in flight, forwarding (bypass acc 4 between the MACs)
+         "vliw_exposed": HERE.parent / "isadl" / "fixtures" / "vliw_mini.isa"}
+DEFINES = {"vliw_exposed": {"EXPOSED": 1}}
 NAMES = tuple(PATHS)
 WINDOW = 4096  # elements at the start of each memory that get random contents
 
 
 @functools.lru_cache(maxsize=None)
 def machines(name: str):
-    spec = isadl.load(PATHS[name])
+    spec = isadl.load(PATHS[name], defines=DEFINES.get(name))
     return spec, Simulator(spec), RefMachine(spec)
 
 

@@ -1,9 +1,10 @@
 """amdnpu's Level-2 and Level-3 kernels (tasks/kernels/{baseline,reference}/amdnpu/<task>.py):
 structural checks only (tests/tasks/test_solvability.py evaluates items at every configuration).
 
-Every item has both kernels; they assemble and their program image (text and tables) fits the 8 KiB
-the ABI keeps for it below the inputs (dm[0..0x2000]: the assembler does not check this, an image
-that runs over is overwritten by the inputs); at C1 both are correct (two trials, fixed seed)."""
+Every item has both kernels; they assemble and their program image (text and tables) fits the 16 KiB
+the ABI keeps for it below the inputs (dm[0..PM_BYTES]: the assembler does not check this, an image
+that runs over is overwritten by the inputs), and no straight-line read comes before its result (the
+exposed pipeline would read the old value); at C1 both are correct (two trials, fixed seed)."""
 from __future__ import annotations
 
 import pytest
@@ -12,15 +13,22 @@ import isadl
 from kcgen import kernels, taskspec
 from kcgen.evaluation import _assembler, evaluate, layout_for
 from kcgen.paths import REPO, load_module
+from kcgen.sim.hazards import stale_reads
 
 LEVEL2 = ["rope", "ffn", "swiglu", "scaled_dot_product", "mha", "gqa", "mqa"]
 LEVEL3 = ["decoder_block_llama", "decoder_block_t5", "conv_block"]
-PROGRAM_END = 0x2000
 
 
 @pytest.fixture(scope="module")
 def spec():
     return isadl.load(REPO / "targets" / "amdnpu.isa")
+
+
+def test_the_generators_and_the_layout_keep_the_isas_program_region(spec):
+    pm = spec.params["PM_BYTES"]
+    base = load_module(REPO / "tasks" / "kernels" / "baseline" / "amdnpu.py")
+    lay = load_module(REPO / "tasks" / "layouts" / "amdnpu.py")
+    assert base.PROGRAM_END == lay.IMAGE_END == pm == 16 * 1024
 
 
 def test_every_task_has_its_own_generators():
@@ -40,7 +48,9 @@ def test_every_item_has_both_kernels_and_they_fit_program_memory(spec, name):
             assert k is not None and k.origin.name == f"{name}.py", (name, config, kind)
             program = _assembler(spec).assemble(k.text)
             end = max(s.end for s in program.sections.values())
-            assert end <= PROGRAM_END, f"{name} {config} {kind}: program image ends at {end:#x}"
+            assert end <= spec.params["PM_BYTES"], f"{name} {config} {kind}: program image ends at {end:#x}"
+            early = stale_reads(spec, program, "kernel.s", k.text, limit=1)
+            assert not early, f"{name} {config} {kind}: {early[0]}"
 
 
 @pytest.mark.parametrize("name", LEVEL2 + LEVEL3)

@@ -1644,7 +1644,7 @@ def generate_raw(task, cfg, layout, spec):
     return a.text()
 
 
-PROGRAM_END = 0x2000  # the ABI's program region (deviation 3 of targets/amdnpu.isa): the image must end here
+PROGRAM_END = 0x4000  # the ABI's program region, PM_BYTES (deviation 3 of targets/amdnpu.isa): the image must end here
 
 
 def packed(text: str, spec) -> str:

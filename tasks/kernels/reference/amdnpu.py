@@ -466,7 +466,7 @@ def ref_matmul(a: Asm, pa_addr: int, pb_addr: int, pc_addr: int, M: int, K: int,
 
 
 TMP_FREE = B.SAVE_AREA - B.SCRATCH  # the scratch region's bytes a kernel may use (the rest: spill slots)
-IMAGE_END = 0x2000  # the ABI's program image area: .text and .data
+IMAGE_END = B.PROGRAM_END  # the ABI's program image area: .text and .data
 
 
 def image_bytes(text: str, spec) -> int:

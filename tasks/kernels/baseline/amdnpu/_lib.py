@@ -45,7 +45,7 @@ class Mem:
     def __init__(self, layout):
         used = sorted((p.address, p.address + 2 * prod(p.shape)) for p in layout.placements.values())
         self.free = []
-        for lo, hi in ((0x2000, 0x9000), (0x9000, 0xF000), (0x10000, 0x40000)):
+        for lo, hi in ((B.PROGRAM_END, 0x9000), (0x9000, 0xF000), (0x10000, 0x40000)):
             cur = lo
             for a, b in used:
                 if b <= cur or a >= hi:
@@ -599,7 +599,7 @@ def decoder(a: Asm, layout, cfg, llama: bool) -> None:
     rms_norm, then the gated SiLU (llama) or ReLU (t5) feed-forward with the down projection stored
     [H, F] (linear template with a zero bias), residual add; in blocks of rows when memory is short.
     Repeated sub-kernels are routines (Outliner) and the exp / silu tables are built at run time:
-    the program has to fit its 8 KiB."""
+    the program has to fit its 16 KiB."""
     S, NH, D, F = cfg["S"], cfg["NH"], cfg["D"], cfg["F"]
     H = NH * D
     ad = {n: p.address for n, p in layout.placements.items()}
@@ -687,7 +687,7 @@ class Outliner:
     parameters: each call has a table of them in .data, and stores its address and the return
     address into a parameter block before it jumps; the routine keeps the table's address in r31
     (no template uses r31) and loads each parameter from it (through p7, saved in r30 where it is
-    live: r30 is otherwise only the counter of roll_repeats' loops), then returns with `j p7`. Program memory is 8 KiB (dm[0..0x2000]), the composites need this."""
+    live: r30 is otherwise only the counter of roll_repeats' loops), then returns with `j p7`. Program memory is 16 KiB (dm[0..0x4000]), the composites need this."""
 
     def __init__(self, a: Asm, mem: Mem):
         self.pb = mem.alloc(4 * 64)

@@ -72,24 +72,25 @@ FAST = {
 }
 
 
-PROGRAM_END = 0x2000  # the ABI's program region: the inputs start here
+PROGRAM_END = R.B.PROGRAM_END  # the ABI's program region: the inputs start here
 
 
 def scheduled(base, task, cfg, layout, spec) -> str:
     """The baseline generator `base` with the FAST sub-kernels, packed into bundles (by kcgen.schedule,
     as the baseline: a reference is never slower than its baseline). The Level-1
-    references are unrolled: when the program outgrows its 8 KiB, the largest are left out in turn."""
+    references are unrolled: when the program outgrows its 16 KiB, the largest are left out in turn."""
     from kcgen.evaluation import _assembler
     for leave_out in ((), ("gemm",), ("gemm", "softmax"), ("gemm", "softmax", "linear"), tuple(FAST)):
         fast = {k: v for k, v in FAST.items() if k not in leave_out}
         template = base.unscheduled(task, cfg, layout, spec, fast=fast)
         # kcgen.schedule's packing (it overlaps the work with the jumps' delay slots and pipelines), as for
         # the baseline; this module's scheduler when that does not fit
-        text = R.packed_or_scheduled(template, lambda: R.schedule(template, preserve=True), spec)
+        text = R.B.wait_for_results(R.packed_or_scheduled(template, lambda: R.schedule(template, preserve=True), spec),
+                                    spec)  # the AIE2 pipeline does not wait (deviation 5)
         program = _assembler(spec).assemble(text)
         if max(s.end for s in program.sections.values()) <= PROGRAM_END:
             return text
-    raise ValueError("the program does not fit its 8 KiB")
+    raise ValueError("the program does not fit its 16 KiB")
 
 
 def reference_of(name: str, fast: bool = True):
@@ -101,5 +102,6 @@ def reference_of(name: str, fast: bool = True):
         if fast:
             return scheduled(base, task, cfg, layout, spec)
         template = base.unscheduled(task, cfg, layout, spec)  # (its callee-saved registers kept)
-        return R.packed_or_scheduled(template, lambda: R.schedule(template, preserve=True), spec)
+        text = R.packed_or_scheduled(template, lambda: R.schedule(template, preserve=True), spec)
+        return R.B.wait_for_results(text, spec)  # the AIE2 pipeline does not wait (deviation 5)
     return generate

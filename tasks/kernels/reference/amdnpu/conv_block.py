@@ -12,4 +12,5 @@ BASE = load_module(HERE.parent.parent / "baseline" / "amdnpu" / "conv_block.py")
 
 
 def generate(task, cfg, layout, spec):
-    return R.schedule(BASE.conv_text(cfg, layout, rename=True), preserve=True)
+    text = R.schedule(BASE.conv_text(cfg, layout, rename=True), preserve=True)
+    return R.B.wait_for_results(text, spec)  # the AIE2 pipeline does not wait (deviation 5 of amdnpu.isa)

@@ -80,4 +80,5 @@ def generate(task, cfg, layout, spec):
         a(f"movxm r13, #{2 * NH * D}")
         a("add r10, r10, r13")
         a("add r11, r11, r13")
-    return R.schedule(a.text(), preserve=True)
+    # the AIE2 pipeline does not wait (deviation 5 of amdnpu.isa): nops before early reads
+    return R.B.wait_for_results(R.schedule(a.text(), preserve=True), spec)
