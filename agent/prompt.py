@@ -36,7 +36,8 @@ ABSENT = {
     "amdnpu": (
         "No element-wise vector multiply: every vector multiply (vmul, vnegmul, vmac, vmsc, vaddmac, vaddmsc, "
         "vsubmac, vsubmsc and the bf16 vmul.f, vmac.f, vmsc.f) is a small matrix product into an accumulator "
-        "register, each output lane a sum of products (the cfg register selects the shape: grep_docs vmul).",
+        "register, each output lane a sum of products (the configuration word in the cfg register selects the "
+        "element types and with them the shapes: grep_docs vmul).",
         "No vector floating-point add, subtract or multiply of its own: the float work on vector lanes is bf16 "
         "matrix products accumulated in fp32 (vmul.f, vmac.f, vmsc.f), bf16 max/min (vmax_lt.bf16, "
         "vmin_ge.bf16) and the bf16/fp32 conversions (vconv.fp32.bf16, vconv.bf16.fp32); the scalar unit has "

@@ -266,8 +266,8 @@ def _cell(s: str) -> str:
     return s.replace("|", "\\|") or "-"
 
 
-def _table(rows: list[Row], with_summary: bool, pseudo: bool) -> list[str]:
-    head = ["syntax", "expands to" if pseudo else "unit", *([] if pseudo else ["cycles"])]
+def _table(rows: list[Row], with_summary: bool, pseudo: bool, unit: str = "unit") -> list[str]:
+    head = ["syntax", "expands to" if pseudo else unit, *([] if pseudo else ["cycles"])]
     if with_summary:
         head.append("does")
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
@@ -298,7 +298,7 @@ def _render(spec: Spec, merge: bool, terms, absent: Iterable[str]) -> str:
         out += ["", "Run-time cost terms (they depend on operands or state): "
                 + "; ".join(f"{n} = {f}" for n, f in terms) + "."]
     for title, rows in instruction_rows(spec, merge, terms):
-        out += ["", f"### {title}", *_table(rows, not merge, False)]
+        out += ["", f"### {title}", *_table(rows, not merge, False, "slot" if vliw else "unit")]
     for title, rows in pseudo_rows(spec, merge):
         out += ["", f"### {title} (pseudo-instructions)", *_table(rows, not merge, True)]
     out += ["", "## What the hardware does and does not compute", "", "- " + _math_line(spec)]
