@@ -300,7 +300,8 @@ def _render(spec: Spec, merge: bool, terms, absent: Iterable[str]) -> str:
     for title, rows in instruction_rows(spec, merge, terms):
         out += ["", f"### {title}", *_table(rows, not merge, False, "slot" if vliw else "unit")]
     for title, rows in pseudo_rows(spec, merge):
-        out += ["", f"### {title} (pseudo-instructions)", *_table(rows, not merge, True)]
+        heading = title if "pseudo" in title.lower() else f"Pseudo-instructions: {title}"
+        out += ["", f"### {heading}", *_table(rows, not merge, True)]
     out += ["", "## What the hardware does and does not compute", "", "- " + _math_line(spec)]
     mac = _mac_line(spec)
     if mac:

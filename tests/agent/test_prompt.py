@@ -35,15 +35,17 @@ def reference(name) -> str:
     return text[text.index("## Instruction reference"):]
 
 
-def tables(name) -> dict[str, list[list[str]]]:
-    """Section title -> its table rows (cells), from the prompt text."""
-    out, title = {}, None
+def tables(name, pseudo: bool) -> list[list[str]]:
+    """The rows (cells) of the prompt's instruction tables, or of its pseudo-instruction tables (those
+    whose second column is the expansion)."""
+    out, kind = [], None
     for line in reference(name).splitlines():
-        if line.startswith("### "):
-            title = line[4:]
-            out[title] = []
-        elif title and line.startswith("| ") and not line.startswith(("| syntax |",)):
-            out[title].append([c.strip() for c in line.strip().strip("|").split(" | ")])
+        if line.startswith("| syntax | "):
+            kind = line.startswith("| syntax | expands to |")
+        elif line.startswith("| ") and kind is pseudo:
+            out.append([c.strip() for c in line.strip().strip("|").split(" | ")])
+        elif not line.startswith("|"):
+            kind = None
     return out
 
 
@@ -80,7 +82,7 @@ def expected_cost(s, insn) -> str:
 def test_every_instruction_is_listed_by_syntax_with_unit_and_cycles(name):
     s = spec(name)
     legend = terms(name)
-    rows = [r for title, rs in tables(name).items() if not title.endswith("(pseudo-instructions)") for r in rs]
+    rows = tables(name, pseudo=False)
     for insn in s.isa.instructions:
         t = s.instructions[insn.name].template
         operands = t.text[len(t.mnemonic):].strip()
@@ -111,7 +113,7 @@ def _variants(cell: str) -> set[str]:
 @pytest.mark.parametrize("name", TARGET_NAMES)
 def test_every_pseudo_instruction_is_listed_with_its_expansion(name):
     s = spec(name)
-    rows = [r for title, rs in tables(name).items() if title.endswith("(pseudo-instructions)") for r in rs]
+    rows = tables(name, pseudo=True)
     for p in s.isa.pseudos:
         text = s.pseudos[p.name].text
         alts = [[ln.split()[0] for ln in e.lines if ln.split()] for e in p.expansions]
@@ -177,7 +179,7 @@ def test_plena_states_the_real_cost_of_its_matrix_instructions():
     bmm = f"M_BMM M_BTMM {p['HEADS'] * p['MLEN'] * p['HLEN'] * p['MLEN']}/{p['MLEN']}"
     assert mm in text and bmv in text and bmm in text
     assert text.index(bmv) < text.index(mm)  # fastest first
-    rows = {r[0].split()[0]: r for rs in tables("plena").values() for r in rs}
+    rows = {r[0].split()[0]: r for r in tables("plena", pseudo=False)}
     assert rows["M_MM"][2] == str(p["MLEN"]) and rows["M_BMV"][2] == "1"
 
 
