@@ -5,7 +5,10 @@ pseudo-instruction by its assembly syntax, with its unit (or VLIW slot) and its 
 
 It reads only the checked Spec. When the one-row-per-instruction table (with a summary column) is
 larger than `budget` characters, instructions of one section that share operands, unit and cost are
-merged into one row and the summaries are left out; the full pages stay a grep_docs away.
+merged into one row (pseudo-instructions that differ in one literal word, such as a CSR name, too)
+and the summaries are left out; the full pages stay a grep_docs away. After the tables: the math
+functions the semantics compute (and those no instruction computes) and the products per cycle of
+the instructions that sum products, both derived from the semantics.
 """
 from __future__ import annotations
 
@@ -137,8 +140,8 @@ def _expansion(p: ir.Pseudo) -> str:
 
 
 def pseudo_rows(spec: Spec, merge: bool) -> list[tuple[str, list[Row]]]:
-    """(section, rows) of the pseudo-instructions; with `merge`, consecutive pseudos of one section with
-    the same expansion whose syntax differs in one literal word (``csrr {rd:x}, fflags`` / ``frm``)
+    """(section, rows) of the pseudo-instructions; with `merge`, pseudos of one section with the same
+    expansion whose syntax differs in one literal word (``csrr {rd:x}, fflags`` / ``frm``)
     share a row (``csrr {rd:x}, fflags/frm``)."""
     groups: dict[str, list[dict]] = {}
     for p in spec.isa.pseudos:
