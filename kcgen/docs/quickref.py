@@ -283,7 +283,7 @@ def _table(rows: list[Row], with_summary: bool, pseudo: bool, unit: str = "unit"
     return lines
 
 
-def _render(spec: Spec, merge: bool, terms, absent: Iterable[str]) -> str:
+def _render(spec: Spec, merge: bool, terms, computes: list[str]) -> str:
     isa = spec.isa
     vliw = bool(isa.slots)
     out = ["## Instruction reference", "",
@@ -305,11 +305,7 @@ def _render(spec: Spec, merge: bool, terms, absent: Iterable[str]) -> str:
     for title, rows in pseudo_rows(spec, merge):
         heading = title if "pseudo" in title.lower() else f"Pseudo-instructions: {title}"
         out += ["", f"### {heading}", *_table(rows, not merge, True)]
-    out += ["", "## What the hardware does and does not compute", "", "- " + _math_line(spec)]
-    mac = _mac_line(spec)
-    if mac:
-        out.append("- " + mac)
-    out += [f"- {a}" for a in absent]
+    out += ["", "## What the hardware does and does not compute", ""] + [f"- {c}" for c in computes]
     return "\n".join(out)
 
 
@@ -317,8 +313,8 @@ def reference(spec: Spec, budget: int = 30_000, absent: Iterable[str] = ()) -> s
     """The instruction reference: one row per instruction with a summary when that fits in `budget`
     characters, else rows merged by (operands, unit, cycles) and no summaries."""
     terms = cost_terms(spec)
-    absent = tuple(absent)
-    text = _render(spec, False, terms, absent)
+    computes = [line for line in (_math_line(spec), _mac_line(spec), *absent) if line]
+    text = _render(spec, False, terms, computes)
     if len(text) > budget:
-        text = _render(spec, True, terms, absent)
+        text = _render(spec, True, terms, computes)
     return text
