@@ -95,7 +95,7 @@ def docs_digest(markdown: str, spec=None) -> str:
 
 def _spec_of(target: str, markdown: str):
     """The checked ISA the docs were generated from, when it is the shipped target of that name (the
-    docs' own counts line must match): the loop passes only the docs."""
+    docs' counts line and instruction anchors must match), for a caller that passes only the docs."""
     import isadl
     from kcgen.docs import facts
     from kcgen.paths import TARGETS
@@ -104,7 +104,8 @@ def _spec_of(target: str, markdown: str):
     if not path.exists():
         return None
     spec = isadl.load(path)
-    return spec if facts.counts(spec) + "." in markdown else None
+    same = facts.counts(spec) + "." in markdown and all(f'id="insn-{i.name}"' in markdown for i in spec.isa.instructions)
+    return spec if same else None
 
 
 def system_prompt(target: str, docs_markdown: str, max_turns: int, one_shot: tuple[str, str] | None = None,

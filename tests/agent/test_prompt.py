@@ -137,6 +137,8 @@ def test_the_prompt_is_built_from_the_isa_whether_or_not_the_loop_passes_it():
     # docs of an ISA that is not the shipped target of that name: the docs' own summaries
     other = md.replace("49 instructions, 0 pseudo-instructions", "50 instructions, 0 pseudo-instructions")
     assert "## Instruction summary" in prompt.system_prompt("plena", other, 20)
+    renamed = md.replace('id="insn-M_MM"', 'id="insn-M_MM2"')
+    assert "## Instruction summary" in prompt.system_prompt("plena", renamed, 20)
 
 
 # ---- what the semantics compute ----------------------------------------------------------------------
