@@ -1,17 +1,21 @@
-"""The agent's prompts, built from the task spec, the layout and the target's generated docs.
+"""The agent's prompts, built from the task spec, the layout, the target's ISA and its generated docs.
 
 System prompt: the role and workflow, the tool rules, the target's documentation up to its
 instruction formats (overview, parameters, numeric formats, registers, state, memories, kernel
-ABI, timing model, assembler dialect) and a summary of its instructions (full instruction pages
-are reachable through grep_docs), and with --one-shot a correct kernel of another task on the
-same target. Task message: the item's statement (kcgen.evaluation.statement), which the
+ABI, timing model, assembler dialect), then its instruction reference (kcgen.docs.quickref: every
+instruction and pseudo-instruction by assembly syntax with its unit or slot and cycles/latency,
+within MAX_SUMMARY_CHARS; the math functions and product throughput its semantics compute) and
+what a kernel writer will look for and the target lacks (ABSENT, checked against the semantics by
+tests/agent/test_prompt.py); full instruction pages are reachable through grep_docs. With
+--one-shot, a correct kernel of another task on the same target. Task message: the item's
+statement (kcgen.evaluation.statement, with how its roofline_cycles is computed), which the
 evaluator's own layout produces, so the prompt and the evaluation cannot disagree.
 """
 from __future__ import annotations
 
 import re
 
-MAX_SUMMARY_CHARS = 30_000  # beyond this the instruction summary lists mnemonics only
+MAX_SUMMARY_CHARS = 30_000  # the instruction reference's budget: beyond it, rows merge and summaries go
 
 ROLE = """You are an expert assembly programmer for the {target} machine, writing one compute kernel in an
 automated, multi-turn tool loop. No human reads your messages or answers questions: act through the tools.
