@@ -183,10 +183,21 @@ def statement(task: TaskSpec, target: str, config: str, layout: Layout, spec: Sp
         *requant_rule(task, target, cfg),
         *integrity.statement_lines(spec, layout),
         profile_rule(task, target),
+        *roofline_rule(task, target, config, layout, spec),
         "Correct means: on every trial (fresh random inputs each time; the outputs start filled with poison), "
         "every output element satisfies |kernel - reference| <= atol + rtol * max(|reference|, rms(reference)) "
         f"({rule}), and memory and registers are intact as above.",
     ])
+
+
+def roofline_rule(task: TaskSpec, target: str, config: str, layout: Layout, spec: Spec) -> list[str]:
+    """The statement's line saying how the item's roofline_cycles (reported by every evaluation) is computed."""
+    from .roofline import RooflineError, explain
+    try:
+        text = explain(spec, task, target, config, layout)
+    except RooflineError:
+        return []
+    return [text] if text else []
 
 
 PROFILE_TEXT = {

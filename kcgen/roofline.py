@@ -46,24 +46,59 @@ def _rate(expr, params: dict[str, int]) -> Fraction:
     return ev(ast.parse(str(expr), mode="eval"))
 
 
-def roofline_cycles(spec, task, target: str, config: str, layout) -> Optional[int]:
-    """Lower bound on the item's cycles, or None when the task states no work or the target no rates."""
+def _terms(spec, task, target: str, config: str, layout):
+    """(latency, [(kind, amount, rate, rate as written)]) of the item, or None: each bound is amount / rate
+    cycles."""
     peaks = _table().get(target)
     if peaks is None or not task.work:
         return None
     params = dict(spec.params)
     dtype = task.targets[target].dtype
-    bounds = []
+    terms = []
     for kind, count in task.work_counts(task.config(target, config)).items():
         rates = peaks.get(kind) or {}
         if dtype not in rates:
             raise RooflineError(f"tasks/roofline.yaml: {target} gives no '{kind}' rate for {dtype}")
-        bounds.append(Fraction(count) / _rate(rates[dtype], params))
+        terms.append((kind, Fraction(count), _rate(rates[dtype], params), str(rates[dtype])))
     element_bytes = {d: _rate(v, params) for d, v in (peaks.get("element_bytes") or {}).items()}
     inputs = {t.name for t in task.inputs}
     moved = sum(Fraction(math.prod(p.shape)) * element_bytes.get(p.dtype, _BYTES[p.dtype])
                 for p in layout.placements.values()
                 if peaks.get("traffic", "all") == "all" or p.tensor in inputs)
-    bounds.append(moved / _rate(peaks["bytes_per_cycle"], params))
-    latency = _rate(peaks.get("latency", 0), params)
-    return math.ceil(latency + max(bounds))
+    terms.append(("bytes", moved, _rate(peaks["bytes_per_cycle"], params), str(peaks["bytes_per_cycle"])))
+    return _rate(peaks.get("latency", 0), params), terms
+
+
+def roofline_cycles(spec, task, target: str, config: str, layout) -> Optional[int]:
+    """Lower bound on the item's cycles, or None when the task states no work or the target no rates."""
+    got = _terms(spec, task, target, config, layout)
+    if got is None:
+        return None
+    latency, terms = got
+    return math.ceil(latency + max(amount / rate for _, amount, rate, _ in terms))
+
+
+_WHAT = {"mac": "multiply-accumulates", "elem": "elementwise results",
+         "bytes": "bytes moved through the memory bandwidth"}
+
+
+def _num(x: Fraction) -> str:
+    return str(x.numerator) if x.denominator == 1 else f"{float(x):.4g}"
+
+
+def explain(spec, task, target: str, config: str, layout) -> Optional[str]:
+    """How the item's roofline is computed, with its numbers, for the agent's task statement."""
+    got = _terms(spec, task, target, config, layout)
+    if got is None:
+        return None
+    latency, terms = got
+    parts = []
+    for kind, amount, rate, written in terms:
+        formula = "" if written == _num(rate) else f" (= {written})"
+        parts.append(f"{_WHAT.get(kind, kind)} {_num(amount)} / {_num(rate)}{formula} per cycle = {_num(amount / rate)}")
+    total = roofline_cycles(spec, task, target, config, layout)
+    bounds = ", ".join(_num(amount / rate) for _, amount, rate, _ in terms)
+    head = f"{_num(latency)} (memory latency) + " if latency else ""
+    return (f"Roofline: every evaluation reports roofline_cycles, the least cycles this item's work can take at "
+            f"{target}'s peak rates; no correct kernel takes fewer. Here roofline_cycles = ceil({head}"
+            f"max({bounds})) = {total}, the max over: " + "; ".join(parts) + ".")

@@ -11,7 +11,8 @@ Everything is derived from the checked Spec/IR only, and the output is determini
 
 Modules: ``facts`` (values, names, ranges), ``encoding`` (bit-field diagrams), ``semantics``
 (statement pretty-printer), ``model`` (document tree), ``markdown`` / ``html`` (renderers of the
-tree), ``index`` (text records), ``grep`` (record search, in ``search``).
+tree), ``index`` (text records), ``grep`` (record search, in ``search``), ``quickref`` (the compact
+instruction reference of the agent's prompt).
 """
 from __future__ import annotations
 

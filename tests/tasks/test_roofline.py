@@ -64,3 +64,23 @@ def test_an_unknown_parameter_in_the_rates_is_reported():
         roofline._rate("NOPE * 2", {"VLEN": 128})
     assert roofline._rate("9 / 8", {}) * 8 == 9
     assert math.isclose(float(roofline._rate("VLEN / 32", {"VLEN": 128})), 4.0)
+
+
+def test_the_statement_says_how_the_roofline_is_computed():
+    # plena C1 gemm: the numbers are hand-derived from plena.isa's parameters (HEADS = MLEN / HLEN = 4,
+    # MLEN = 64, HLEN = 16, HBM_LATENCY = 100, HBM_BYTES_PER_CYCLE = 64) and the task's sizes
+    from kcgen.evaluation import statement
+    plena = isadl.load(REPO / "targets" / "plena.isa")
+    task = taskspec.find("gemm")
+    cfg = task.config("plena", "C1")
+    lay = layout_for(plena, task, "plena", "C1")
+    macs = cfg["M"] * cfg["N"] * cfg["K"]
+    rate = 4 * 64 * 16
+    inputs = sum(math.prod(p.shape) for p in lay.placements.values() if p.tensor in {t.name for t in task.inputs})
+    moved = inputs * 9 / 8  # MXFP8: 9 bytes per 8 elements
+    expected = math.ceil(100 + max(macs / rate, moved / 64))
+    text = statement(task, "plena", "C1", lay, plena)
+    line = next(l for l in text.splitlines() if l.startswith("Roofline: "))
+    assert f"= {expected}," in line and bound(plena, "gemm", "plena", "C1") == expected
+    assert f"multiply-accumulates {macs} / {rate} (= HEADS * MLEN * HLEN) per cycle" in line
+    assert "100 (memory latency)" in line and "(= HBM_BYTES_PER_CYCLE)" in line
