@@ -529,26 +529,44 @@ def _eval_all(isa_path, target: str, level, trials: int, seed, jobs, as_json: bo
 @click.option("--seed", default=None, type=int,
               help="For reproduction only: the loop's evaluations draw inputs from this seed (default: one "
                    "from the OS, recorded in the trajectory). The final verification always draws fresh OS seeds.")
-def agent_cmd(target, task, model, config, max_turns, thinking, one_shot, out, api_base, trials, seed) -> None:
+@click.option("--timeout", default=600.0, type=click.FloatRange(0.1, 86400), show_default=True,
+              help="Seconds to wait for one model request.")
+@click.option("--attempts", default=6, type=click.IntRange(1, 20), show_default=True,
+              help="Requests per model turn: rate limits, 5xx, timeouts and empty answers are retried with backoff.")
+@click.option("--max-tokens", default=None, type=click.IntRange(16, 1_000_000),
+              help="Output tokens per reply (default 16384); a reply cut there is recorded and the model asked "
+                   "to continue.")
+@click.option("--restart", is_flag=True, help="Set the run in --out aside (trajectory.N.jsonl) and start afresh "
+                                              "(a run that ended on an infrastructure error is retried without it).")
+def agent_cmd(target, task, model, config, max_turns, thinking, one_shot, out, api_base, trials, seed, timeout,
+              attempts, max_tokens, restart) -> None:
     """Let MODEL write a kernel for TASK on TARGET, printing each turn and a final summary.
 
     The best kernel is verified at the end on fresh inputs the model never saw; only a verified
     kernel is a success. Exit status 0 when the run found a verified kernel, 1 when it did not, 2
-    when it could not run."""
+    when it could not run (a bad setup, or the model could not be reached or refused the requests:
+    rerunning the same command retries that)."""
     from kcgen.paths import agent
+    from kcgen.redact import redact
     A = agent()
     out = Path(out or Path("runs") / "agent" / f"{target}-{task}-{config}-{model.replace('/', '_')}")
     settings = A.RunSettings(model=model, target=target, task=task, config=config, max_turns=max_turns,
                              thinking=thinking, one_shot=one_shot, out=out, api_base=api_base, trials=trials,
-                             seed=seed)
+                             seed=seed, timeout=timeout, attempts=attempts,
+                             **({"max_tokens": max_tokens} if max_tokens else {}))
     try:
-        run = A.Run(settings, on_event=_print_event)
+        run = A.Run(settings, on_event=_print_event, restart=restart)
     except A.RunError as exc:
-        click.echo(f"error: {exc}", err=True)
+        click.echo(f"error: {redact(str(exc))}", err=True)
         sys.exit(2)
     summary = run.run()
     tag = " [scripted model]" if summary.get("scripted") else ""
     check = summary.get("verification") or {}
+    if summary.get("infrastructure_error") and not summary.get("success"):
+        click.echo(f"could not run: the model {model} could not be reached or refused the request after "
+                   f"{summary['turns']} turns: {summary.get('error')}\n(rerun the same command to retry from there; "
+                   f"trajectory {out / 'trajectory.jsonl'})", err=True)
+        sys.exit(2)
     if summary.get("success"):
         speed = f", speedup {summary['speedup']:.2f}x over the baseline" if summary.get("speedup") else ""
         click.echo(f"success{tag}: {summary['best_cycles']} cycles{speed}, verified on {check.get('trials')} fresh "
@@ -586,7 +604,8 @@ def _print_event(rec: dict, phase: str = "") -> None:
     elif kind == "error":
         click.echo(f"[turn {rec['turn']}] model error: {rec['message'][:200]}")
     elif kind == "resume":
-        click.echo(f"resuming after {rec['turns_done']} turns ({rec['tool_calls_done']} tool calls done)")
+        click.echo(f"resuming after {rec['turns_done']} turns ({rec['tool_calls_done']} tool calls done)"
+                   + (f"; retrying after {rec['retrying'][:200]}" if rec.get("retrying") else ""))
 
 
 @main.command("bench")

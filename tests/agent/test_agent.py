@@ -138,7 +138,7 @@ def test_transient_errors_give_up_after_the_attempts(monkeypatch):
         raise models.litellm.ServiceUnavailableError("down", llm_provider="openai", model=kw["model"])
 
     monkeypatch.setattr(models.litellm, "completion", down)
-    with pytest.raises(models.ModelError, match="ServiceUnavailableError after 3 attempts"):
+    with pytest.raises(models.ModelError, match=r"ServiceUnavailableError: down \(after 3 attempts\)"):
         models.complete("openai/gpt-x", [{"role": "user", "content": "hi"}], [], attempts=3, sleep=lambda s: None)
 
 
@@ -170,8 +170,7 @@ def test_tool_schemas_are_valid_json_schemas():
 def boom_tools(tmp_path):
     run = A.Run(settings(tmp_path))
     yield run.tools
-    if run._evaluator is not None:
-        run._evaluator.close()
+    run.close()
 
 
 def test_tools_answer_bad_arguments_with_an_error_text(boom_tools):
@@ -185,7 +184,13 @@ def test_tools_answer_bad_arguments_with_an_error_text(boom_tools):
     assert t.call("check_syntax", "{}") == "error: no kernel yet: call write_code first"
     assert t.call("view_output", '{"tensor": "y"}') == "error: no evaluation yet: call run_evaluation first"
     assert t.call("view_output", '{"tensor": "y", "rows": 0}').startswith("error: view_output: 'rows' must be in 1..32")
-    assert t.call("grep_docs", json.dumps({"pattern": "x" * 300})) == "error: the pattern is longer than 200 characters"
+    assert t.call("grep_docs", json.dumps({"pattern": "x" * 300})) == \
+        "error: grep_docs: 'pattern' is 300 characters; at most 200 are allowed"
+    assert t.call("grep_docs", '{"pattern": "x", "context": true}') == \
+        "error: grep_docs: 'context' must be an integer, got a boolean"
+    assert t.call("write_code", json.dumps({"code": "ret\ud800"})).startswith(
+        "error: write_code: 'code' is not valid Unicode (a lone surrogate '\\ud800' at character 3)")
+    assert t.failures == 0  # all of them were the model's to fix, none a failure of the harness
     assert t.call("grep_docs", '{"pattern": "("}').startswith("error: bad pattern")
 
 
