@@ -623,10 +623,14 @@ def _print_event(rec: dict, phase: str = "") -> None:
 @click.option("--one-shot", is_flag=True, help="Show each run a correct kernel of another task.")
 @click.option("--max-turns", default=None, type=click.IntRange(1, 200), help="Turn budget (default by level).")
 @click.option("--api-base", default=None, help="Base URL of an OpenAI-compatible server.")
+@click.option("--timeout", default=600.0, type=click.FloatRange(0.1, 86400), show_default=True,
+              help="Seconds to wait for one model request.")
+@click.option("--attempts", default=6, type=click.IntRange(1, 20), show_default=True,
+              help="Requests per model turn (rate limits, 5xx, timeouts retried with backoff).")
 @click.option("--retry-failed", is_flag=True, help="Rerun cells that ended in an error (not unsuccessful ones).")
 @click.option("--dry-run", is_flag=True, help="List the cells (and which would run) without running them.")
 def bench_cmd(models, targets, tasks, configs, trials, workers, executor, ray_address, rundir, thinking, one_shot,
-              max_turns, api_base, retry_failed, dry_run) -> None:
+              max_turns, api_base, timeout, attempts, retry_failed, dry_run) -> None:
     """Run the benchmark matrix: one agent run per (model, target, task, config, trial).
 
     Results go to RUNDIR/results.sqlite and the trajectories to RUNDIR/runs/; rerunning the same
@@ -651,7 +655,8 @@ def bench_cmd(models, targets, tasks, configs, trials, workers, executor, ray_ad
             click.echo(f"{'run ' if c in waiting else 'skip'}  {c.model}  {c.target}  {c.task}  {c.config}  t{c.trial}")
         click.echo(f"{len(cells)} cells: {len(todo)} to run, {skipped} done")
         return
-    options = bench.Options(thinking=thinking, one_shot=one_shot, max_turns=max_turns, api_base=api_base)
+    options = bench.Options(thinking=thinking, one_shot=one_shot, max_turns=max_turns, api_base=api_base,
+                            timeout=timeout, attempts=attempts)
     progress = _run_bench(cells, len(todo), Path(rundir), options, workers or os.cpu_count() or 1, executor,
                           ray_address, retry_failed)
     click.echo(f"results: {Path(rundir) / 'results.sqlite'}  (kcgen report {rundir})")
@@ -673,7 +678,9 @@ def _run_bench(cells, todo: int, rundir: Path, options, workers: int, executor: 
         try:
             progress = bench.run(cells, rundir, options, workers, executor, ray_address, retry_failed, show)
         except bench.BenchError as exc:
-            click.echo(f"error: {exc}", err=True)
+            from kcgen.redact import redact
+            bar.stop()
+            click.echo(f"error: {redact(str(exc))}", err=True)
             sys.exit(2)
         except bench.DatabaseError as exc:
             click.echo(f"error: {exc}", err=True)
@@ -684,7 +691,25 @@ def _run_bench(cells, todo: int, rundir: Path, options, workers: int, executor: 
     per_cell = 1e3 * progress.overhead / max(progress.done, 1)
     click.echo(f"{progress.done} cells run ({progress.successes} successful, {progress.errors} errors), "
                f"{progress.skipped} skipped as done; driver overhead {per_cell:.1f} ms per cell")
+    _print_errors(progress.error_rows)
     return progress
+
+
+def _print_errors(rows: list[dict], show: int = 10) -> None:
+    """Why cells ended in an error: each distinct reason once, with its cells (infrastructure errors
+    first: they are not the model's failures, and --retry-failed reruns them)."""
+    from collections import defaultdict
+    reasons: dict = defaultdict(list)
+    for r in rows:
+        reasons[(r.get("error_kind") or "harness", (r.get("error") or "no reason recorded").splitlines()[0][:300])].append(r)
+    for (kind, why), cells in sorted(reasons.items(), key=lambda kv: (kv[0][0] != "infrastructure", -len(kv[1])))[:show]:
+        where = ", ".join(f"{c['model']} {c['target']} {c['task']} {c['config']} t{c['trial']}" for c in cells[:3])
+        more = f" and {len(cells) - 3} more" if len(cells) > 3 else ""
+        click.echo(f"error ({kind}) in {len(cells)} cell(s) [{where}{more}]: {why}", err=True)
+    if len(reasons) > show:
+        click.echo(f"… and {len(reasons) - show} more reasons: kcgen report shows them all", err=True)
+    if rows:
+        click.echo("rerun with --retry-failed to run the cells that ended in an error again", err=True)
 
 
 @main.command("report")
