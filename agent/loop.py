@@ -124,6 +124,10 @@ class Run:
         earlier run in `out` aside (trajectory.N.jsonl) and start afresh. The run holds `out`'s lock
         (kcgen.runlock) from here until run() returns or close()."""
         from kcgen.runlock import LockedError, RunLock
+        try:  # before anything is written: a run that cannot call its model leaves no trace
+            models.check_config(settings.model, settings.api_base)
+        except models.ConfigError as exc:
+            raise RunError(str(exc)) from None
         self.out = Path(settings.out)
         self._lock = RunLock(self.out, f"kcgen agent {settings.target} {settings.task} --model {settings.model}")
         try:
@@ -143,10 +147,6 @@ class Run:
         from kcgen.paths import TARGETS
         self.settings = s = settings
         self.on_event = on_event or (lambda rec: None)
-        try:
-            models.check_config(s.model, s.api_base)
-        except models.ConfigError as exc:
-            raise RunError(str(exc)) from None
         if restart:
             self._set_aside()
         self.trajectory = Trajectory(self.out / "trajectory.jsonl")
@@ -307,7 +307,7 @@ class Run:
             self.tools.failures += (last or {}).get("tool_failures") or 0
             self._record({"type": "resume", "turns_done": state.turns, "tool_calls_done":
                           sum(r["type"] == "tool" for r in records), "verify_only": True})
-            return self._finish(state, record_end=final["type"] != "end")
+            return self._finish(state, record_end=not any(r["type"] == "end" for r in records))
         state = _State()
         if records:
             messages = self._resume(records, state, retry)

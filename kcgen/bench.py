@@ -7,8 +7,9 @@ one row per cell in table `runs`: success is the agent run's final verification 
 fresh OS-seeded trials over every value profile), and each row records the seeds that reproduce it
 (`seed`: the run's evaluations; `verification_seeds`) and any suspicious flags. Rerunning the same
 command resumes: cells marked done are skipped, interrupted ones (marked running, or never
-started) run again and their agent resumes from its trajectory; cells that ended in an error (not
-merely without success) rerun only with retry_failed. Only the driver process writes the database (WAL journal, busy timeout, one
+started) run again and their agent resumes from its trajectory, and so do cells that ended on an
+infrastructure error (the model unreachable or refusing); cells that ended in an error of kcgen's
+own rerun only with retry_failed (an unsuccessful run is an outcome, never rerun). Only the driver process writes the database (WAL journal, busy timeout, one
 transaction per row), so workers dying cannot corrupt it. One driver per RUNDIR: it holds
 RUNDIR/.lock (kcgen.runlock) and a second one is refused (BenchError naming the holder); each cell's
 agent run locks its own directory, and local workers end when their driver dies. Everything written
@@ -206,10 +207,17 @@ def read_rows(rundir: Path) -> list[dict]:
 
 
 def to_run(cells: list[Cell], rundir: Path, retry_failed: bool) -> tuple[list[Cell], int]:
-    """The cells still to run, and how many are skipped as done (or failed, without retry_failed)."""
-    status = {tuple(r[k] for k in KEY): r["status"] for r in read_rows(rundir)}
-    todo = [c for c in cells if status.get(c.key) not in ("done", "error") or
-            (status.get(c.key) == "error" and retry_failed)]
+    """The cells still to run, and how many are skipped as done (or failed, without retry_failed).
+    A cell that ended on an infrastructure error (the model could not be reached or refused the
+    request) always runs again: that is no outcome, and its agent run resumes where it stopped."""
+    rows = {tuple(r[k] for k in KEY): r for r in read_rows(rundir)}
+
+    def again(c: Cell) -> bool:
+        r = rows.get(c.key)
+        if r is None or r["status"] not in ("done", "error"):
+            return True
+        return r["status"] == "error" and (retry_failed or r.get("error_kind") == "infrastructure")
+    todo = [c for c in cells if again(c)]
     return todo, len(cells) - len(todo)
 
 

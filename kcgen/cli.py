@@ -708,8 +708,10 @@ def _print_errors(rows: list[dict], show: int = 10) -> None:
         click.echo(f"error ({kind}) in {len(cells)} cell(s) [{where}{more}]: {why}", err=True)
     if len(reasons) > show:
         click.echo(f"… and {len(reasons) - show} more reasons: kcgen report shows them all", err=True)
-    if rows:
-        click.echo("rerun with --retry-failed to run the cells that ended in an error again", err=True)
+    if any(r.get("error_kind") == "infrastructure" for r in rows):
+        click.echo("rerun the same command to retry the infrastructure errors (their runs resume)", err=True)
+    if any(r.get("error_kind") != "infrastructure" for r in rows):
+        click.echo("rerun with --retry-failed to run the cells with other errors again", err=True)
 
 
 @main.command("report")

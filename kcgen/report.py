@@ -121,7 +121,7 @@ def errors_table(rows: list[dict]) -> Table:
                                                  r["task"], r["config"], r["trial"]))]
     return Table("Errors", ["kind", "model", "target", "task", "config", "trial", "reason"], body,
                  "infrastructure: the model could not be reached or refused the request (not counted in any table; "
-                 "`kcgen bench --retry-failed` reruns it); harness: kcgen's own failure (counted as a failed run).")
+                 "rerunning the same `kcgen bench` retries it); harness: kcgen's own failure (counted as a failed run).")
 
 
 def success_tables(rows: list[dict]) -> list[Table]:

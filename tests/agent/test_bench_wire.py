@@ -23,7 +23,7 @@ def test_bench_checks_keys_before_any_cell_and_refuses_a_second_driver(tmp_path,
     out = CliRunner().invoke(main, ["bench", "--models", "scripted/reference,openai/m", *SELECT,
                                     "--out", str(tmp_path / "a")])
     assert out.exit_code == 2 and "needs OPENAI_API_KEY" in out.output and "Traceback" not in out.output
-    assert not (tmp_path / "a" / "results.sqlite").exists()
+    assert not (tmp_path / "a").exists()
     with RunLock(tmp_path / "b", "kcgen bench (first)"):
         out = CliRunner().invoke(main, ["bench", "--models", "scripted/reference", *SELECT, "--out", str(tmp_path / "b")])
     assert out.exit_code == 2 and f"in use by process {os.getpid()}" in out.output
@@ -43,6 +43,8 @@ def test_bench_prints_why_cells_failed_and_the_report_keeps_infrastructure_error
     row = sqlite3.connect(rundir / "results.sqlite").execute("SELECT status, error_kind, error FROM runs").fetchone()
     assert row[0] == "error" and row[1] == "infrastructure" and "Incorrect API key" in row[2]
     assert KEY not in (rundir / "bench.json").read_text() + row[2]
+    cells = bench.expand(["openai/m"], ["boom"], "relu", "C1", 1)
+    assert bench.to_run(cells, rundir, retry_failed=False) == (cells, 0)  # an infrastructure error runs again
     # a model's own failure next to it: the report counts that one and lists the other apart
     db = bench.connect(rundir)
     bench.write_row(db, {"model": "openai/m", "target": "boom", "task": "relu", "config": "C1", "trial": 2,

@@ -243,6 +243,12 @@ def test_a_server_error_that_is_not_transient_ends_the_run_at_once(tmp_path):
     with FakeServer([Answer(400, {"error": {"message": "messages: bad request"}})] * 3) as srv:
         summary = A.run(settings(tmp_path, srv))
     assert len(srv.requests) == 1 and summary["stop"] == "model error" and "BadRequestError" in summary["error"]
+    refused = Answer(401, {"error": {"message": f"Incorrect API key provided: {KEY}", "type": "invalid_request_error"}})
+    with FakeServer([refused] * 3) as srv:
+        summary = A.run(settings(tmp_path / "auth", srv))
+    assert len(srv.requests) == 1 and summary["error"].startswith("AuthenticationError: ")
+    assert "Incorrect API key provided: [REDACTED]" in summary["error"] and summary["infrastructure_error"]
+    assert KEY not in (tmp_path / "auth" / "run" / "trajectory.jsonl").read_text()
 
 
 # ---- configuration, one writer ----------------------------------------------------------------------------
@@ -258,7 +264,7 @@ def test_a_missing_key_or_unknown_provider_exits_2_before_any_request(tmp_path, 
         out = CliRunner().invoke(main, ["agent", "boom", "relu", "--model", "nosuchprovider/x", "--out",
                                         str(tmp_path / "p")])
         assert out.exit_code == 2 and "litellm knows no provider for model 'nosuchprovider/x'" in out.output
-        assert srv.requests == []
+        assert srv.requests == [] and not (tmp_path / "k").exists() and not (tmp_path / "p").exists()
 
 
 def test_a_second_writer_is_refused_with_the_holders_pid(tmp_path):
