@@ -109,8 +109,8 @@ class Tools:
         except ToolError as exc:
             return f"error: {exc}"
         except json.JSONDecodeError as exc:
-            return (f"error: the arguments are not valid JSON ({exc.msg} at character {exc.pos} of "
-                    f"{len(arguments)}); the call was not run: send it again with its arguments as one JSON object")
+            return (f"error: the arguments are not valid JSON ({exc.msg}: character {exc.pos} of {len(arguments)}); "
+                    "the call was not run: send it again with its arguments as one JSON object")
         except Exception as exc:  # a bug in a tool must not end the run; the model sees what happened
             self.failures += 1
             return f"error: the tool failed: {type(exc).__name__}: {exc}"

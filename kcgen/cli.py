@@ -522,7 +522,9 @@ def _eval_all(isa_path, target: str, level, trials: int, seed, jobs, as_json: bo
 @click.option("--out", type=click.Path(file_okay=False), default=None,
               help="Run directory (trajectory.jsonl, workspace/, best.s); rerunning on it resumes. "
                    "Default: runs/agent/TARGET-TASK-CONFIG-MODEL.")
-@click.option("--api-base", default=None, help="Base URL of an OpenAI-compatible server (with --model openai/NAME).")
+@click.option("--api-base", default=None,
+              help="Base URL of the model server (with --model openai/NAME, hosted_vllm/NAME or ollama_chat/NAME; "
+                   "docs/agent.md, 'Running with a local model').")
 @click.option("--trials", default=None, type=click.IntRange(1, 20),
               help="Input sets per evaluation in the loop (default: one per value profile). The final "
                    "verification always uses at least 10 over every profile.")
