@@ -228,7 +228,7 @@ def test_rate_limits_honour_retry_after_and_5xx_are_retried_once_each(tmp_path):
     assert summary["retries"] == 2 and summary["stop"] == "answered without a tool call"
 
 
-def test_a_hang_past_the_timeout_and_html_with_200_end_the_run_with_the_reason(tmp_path):
+def test_a_hang_past_the_timeout_html_with_200_and_a_server_down_end_the_run_with_the_reason(tmp_path):
     with FakeServer([Answer(200, reply("late"), delay=10)] * 2) as srv:
         hung = A.run(settings(tmp_path, srv, timeout=0.5, attempts=2))
     assert hung["stop"] == "model error" and hung["error"] == "Timeout: no answer within 0.5 s (after 2 attempts)"
@@ -237,6 +237,14 @@ def test_a_hang_past_the_timeout_and_html_with_200_end_the_run_with_the_reason(t
         bad = A.run(settings(tmp_path / "h", srv, attempts=2))
     assert bad["stop"] == "model error" and "invalid response" in bad["error"] and "502 Bad Gateway" in bad["error"]
     assert len(srv.requests) == 2
+    import socket
+    with socket.socket() as sock:  # a port nothing listens on: the server is down
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    down = A.run(A.RunSettings(model="openai/test-model", target="boom", task="relu", out=tmp_path / "d" / "run",
+                               api_base=f"http://127.0.0.1:{port}/v1", backoff=0.01, attempts=2, timeout=5))
+    assert down["stop"] == "model error" and "Connection error" in down["error"]  # litellm: InternalServerError
+    assert down["error"].endswith("(after 2 attempts)") and down["retries"] == 2
 
 
 def test_a_server_error_that_is_not_transient_ends_the_run_at_once(tmp_path):
