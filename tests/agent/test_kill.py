@@ -34,10 +34,16 @@ def script(hold: dict):
                     reply("write and check", calls=[("write_code", {"code": "    ret\n"}), ("check_syntax", {})]))
 
     def answer(body, index):
-        if hold.pop("turn2", False) and sum(m["role"] == "assistant" for m in body["messages"]) == 1:
+        if sum(m["role"] == "assistant" for m in body["messages"]) == 1 and hold.pop("turn2", False):
             return Answer(200, reply("too late"), delay=60)
         return plain(body, index)
     return answer
+
+
+KILLED_AT = {"waiting for the model": ("tool", 1, 0),  # turn 1 done, turn 2 asked, no answer yet
+             "assistant:2": ("assistant", 2, None),  # turn 2's reply recorded, none of its two calls run
+             "tool:2": ("tool", 2, 0),  # turn 2's first call done, its second not
+             "end:1": ("end", None, None)}  # the loop over, no summary yet
 
 
 @pytest.mark.parametrize("phase", ["waiting for the model", "assistant:2", "tool:2", "end:1"])
@@ -54,8 +60,10 @@ def test_kill_9_at_each_phase_then_rerun_gives_a_consistent_trajectory(tmp_path,
             while len(srv.requests) < 2 and time.monotonic() < deadline and proc.poll() is None:
                 time.sleep(0.05)
             assert len(srv.requests) == 2, proc.stderr.read().decode()[-2000:]
-            proc.kill()
+            proc.kill()  # the second request is held: the process is waiting for the model's answer
         assert proc.wait(timeout=60) == -signal.SIGKILL, proc.stderr.read().decode()[-2000:]
+        last = list(A.trajectory.read(out / "trajectory.jsonl"))[-1]  # the phase the kill hit
+        assert (last["type"], last.get("turn"), last.get("index")) == KILLED_AT[phase], last
         summary = A.run(A.RunSettings(model="openai/test-model", target="boom", task="relu", out=out,
                                       api_base=srv.url, seed=7, backoff=0.01, attempts=2, timeout=10))
     recs = list(A.trajectory.read(out / "trajectory.jsonl"))
