@@ -264,31 +264,14 @@ def run_cell(cell: Cell, rundir: Path, options: Options, evaluator=None) -> dict
 
 
 # ---- executors --------------------------------------------------------------------------------------------
-def _die_with_parent(parent: int, cleanup: Callable[[], None] = lambda: None, every: float = 0.5) -> None:
-    """Exit this process (after `cleanup`) as soon as process `parent` is gone: a worker must not go
-    on writing a run directory its killed driver no longer owns. A daemon thread polls the parent
-    id (portable, unlike Linux's PR_SET_PDEATHSIG); an orphan is re-parented, so its parent id changes."""
-    import os
-    import threading
-
-    def watch() -> None:
-        while True:
-            time.sleep(every)
-            if os.getppid() != parent:
-                try:
-                    cleanup()
-                finally:
-                    os._exit(70)
-    threading.Thread(target=watch, name="die-with-parent", daemon=True).start()
-
-
 def _worker_main(conn, rundir: str, options: dict, parent: Optional[int] = None) -> None:
     """A local worker process: runs the cells the driver sends until it sends None (or dies)."""
     from .evaluation import Evaluator
     opts = Options(**options)
     with Evaluator() as evaluator:  # one per worker: its process keeps simulators loaded across cells
         if parent is not None:
-            _die_with_parent(parent, lambda: evaluator.close(kill=True))
+            from .runlock import die_with_parent
+            die_with_parent(parent, lambda: evaluator.close(kill=True))
         while True:
             try:
                 msg = conn.recv()

@@ -63,3 +63,21 @@ class RunLock:
 
     def __exit__(self, *exc) -> None:
         self.release()
+
+
+def die_with_parent(parent: int, cleanup=None, every: float = 0.5) -> None:
+    """Exit this process (after `cleanup`) as soon as process `parent` is gone, so a worker never
+    goes on with a run its killed driver no longer owns. A daemon thread polls the parent id
+    (portable, unlike Linux's PR_SET_PDEATHSIG): an orphan is re-parented, so the id changes."""
+    import threading
+
+    def watch() -> None:
+        while True:
+            time.sleep(every)
+            if os.getppid() != parent:
+                try:
+                    if cleanup is not None:
+                        cleanup()
+                finally:
+                    os._exit(70)
+    threading.Thread(target=watch, name="die-with-parent", daemon=True).start()

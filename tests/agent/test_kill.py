@@ -104,3 +104,23 @@ def test_a_bench_worker_dies_with_its_killed_driver(tmp_path):
                 driver.kill()
             if worker is not None and _state(worker) not in ("gone", "Z", "X"):
                 os.kill(worker, signal.SIGKILL)  # only the process this test started
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_an_evaluator_worker_dies_with_its_killed_caller():
+    caller = subprocess.Popen([sys.executable, str(HERE / "_orphan_driver.py"), "evaluator"], cwd=REPO, env=env(),
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    worker = None
+    try:
+        worker = int(caller.stdout.readline())
+        caller.kill()
+        caller.wait(timeout=10)
+        deadline = time.monotonic() + 10
+        while _state(worker) not in ("gone", "Z", "X") and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert _state(worker) in ("gone", "Z", "X"), "the evaluator worker outlived the process that started it"
+    finally:
+        if caller.poll() is None:
+            caller.kill()
+        if worker is not None and _state(worker) not in ("gone", "Z", "X"):
+            os.kill(worker, signal.SIGKILL)  # only the process this test started
