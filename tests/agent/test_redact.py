@@ -71,18 +71,26 @@ def test_ordinary_text_and_numbers_are_left_alone():
 
 
 def test_the_findings_secrets_never_reach_a_trajectory(tmp_path, monkeypatch):
+    """A run through a scripted HTTP server whose replies quote every secret of the finding."""
     from kcgen.paths import agent
+
+    from .fakeserver import FakeServer, reply
+    A = agent()
     env = {"AWS_SECRET_ACCESS_KEY": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "AZURE_OPENAI_KEY": "0123456789abcdef0123",
-           "GROQ_KEY": "groq-secret-value-42", "PG_PASSWD": "correct-horse-battery"}
+           "GROQ_KEY": "groq-secret-value-42", "PG_PASSWD": "correct-horse-battery", "OPENAI_API_KEY": "sk-local-123456789"}
     for k, v in env.items():
         monkeypatch.setenv(k, v)
     leaks = list(env.values()) + [base64.b64encode(env["GROQ_KEY"].encode()).decode(),
                                   "gsk_abcdefghijklmnopqrstuvwx", "ghp_abcdefghijklmnopqrstuvwx0123",
                                   "SK-ABCDEFGHIJKLMNOPQRSTUVWX", "hunter2hunter2"]
-    t = agent().trajectory.Trajectory(tmp_path / "t.jsonl")
-    t.append({"type": "assistant", "content": " ".join(leaks[:-1]), "api_base": "https://bob:hunter2hunter2@h/v1"})
-    text = (tmp_path / "t.jsonl").read_text()
-    assert not [s for s in leaks if s in text], text
+    said = " ".join(leaks[:-1]) + " see https://bob:hunter2hunter2@example.org/x"
+    with FakeServer([reply(said, reasoning=said, calls=[("grep_docs", {"pattern": leaks[0]})]), reply(said)]) as srv:
+        summary = A.run(A.RunSettings(model="openai/m", target="boom", task="relu", out=tmp_path / "run",
+                                      api_base=srv.url.replace("http://", "http://bob:hunter2hunter2@"),
+                                      backoff=0.01, attempts=2, timeout=5))
+    assert summary["turns"] == 2
+    text = (tmp_path / "run" / "trajectory.jsonl").read_text()
+    assert not [s for s in leaks if s in text] and text.count(MARK) >= 10
 
 
 def test_bench_json_and_the_database_are_redacted(tmp_path, monkeypatch):
