@@ -122,7 +122,12 @@ def _describe(exc: Exception, timeout: float) -> str:
         return f"Timeout: no answer within {timeout:g} s"
     if isinstance(exc, _EmptyReply):
         return f"EmptyReply: {exc}"
-    text = " ".join(str(exc).split())
+    raw = str(exc)
+    head, mark, tb = raw.partition("Traceback (most recent call last)")
+    if mark:  # litellm quotes a whole traceback for a body it cannot parse: keep what it says, and the cause
+        cause = next((line for line in tb.splitlines() if re.match(r"[\w.]+(Error|Exception)\b", line)), "")
+        raw = head.strip() + (f" ({cause.strip()})" if cause else "")
+    text = " ".join(raw.split())
     text = re.sub(r"^(?:litellm\.\w+: |\w+Error: )+", "", text)  # litellm repeats the class name, twice
     return f"{type(exc).__name__}: {text[:300]}"
 

@@ -237,6 +237,15 @@ def test_a_hang_past_the_timeout_html_with_200_and_a_server_down_end_the_run_wit
         bad = A.run(settings(tmp_path / "h", srv, attempts=2))
     assert bad["stop"] == "model error" and "invalid response" in bad["error"] and "502 Bad Gateway" in bad["error"]
     assert len(srv.requests) == 2
+    odd = [{"id": "x", "object": "chat.completion", "created": 1, "model": "m", "choices": [c]} for c in
+           ({"index": 0, "finish_reason": "stop"},  # no message
+            {"index": 0, "message": {"role": "assistant", "content": [{"type": "text", "text": "hi"}]}},  # a list
+            {"index": 0, "message": {"role": "assistant", "tool_calls": [{"id": "a", "type": "function"}]}})]
+    for i, body in enumerate(odd + [Answer(200, ""), {"unexpected": 1}]):
+        with FakeServer([body]) as srv:
+            odd_run = A.run(settings(tmp_path / f"odd{i}", srv, attempts=1))
+        assert odd_run["stop"] == "model error" and odd_run["error"].startswith("InternalServerError: "), odd_run
+        assert "Traceback" not in odd_run["error"] and len(odd_run["error"]) < 400
     import socket
     with socket.socket() as sock:  # a port nothing listens on: the server is down
         sock.bind(("127.0.0.1", 0))
