@@ -56,7 +56,8 @@ def run_codesign(target: str, task: str, model: str, out: Path, config: str = "C
               "extended_isa": extended.get("isa_path"), "base_kernel": base.get("best_kernel"),
               "extended_kernel": extended.get("best_kernel")}
     result.update(hardware_cost(target, extended.get("isa_path"), outcome["accepted"], result["speedup"]))
-    (out / "summary.json").write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    from kcgen.redact import redact  # everything written goes through the one redaction
+    (out / "summary.json").write_text(json.dumps(redact(result), indent=1) + "\n", encoding="utf-8")
     return result
 
 

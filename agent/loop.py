@@ -18,6 +18,7 @@ and the summary (pass it back to reproduce a run's evaluations).
 """
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -41,7 +42,10 @@ class RunSettings:
     thinking: bool = False
     one_shot: bool = False
     trials: Optional[int] = None  # trials per evaluation in the loop (default: one per value profile)
-    timeout: float = 600.0  # per model call, seconds
+    timeout: float = 600.0  # per model request, seconds
+    attempts: int = 6  # requests per model turn: a transient failure (429, 5xx, timeout) is retried, counted once
+    backoff: float = 2.0  # seconds before the first retry, doubling (with jitter; at least the server's Retry-After)
+    max_tokens: Optional[int] = models.DEFAULT_MAX_TOKENS  # per reply; a reply cut there is recorded and handled
     api_base: Optional[str] = None
     isa: Optional[str] = None  # the ISA file (default targets/<target>.isa; co-design passes an overlay)
     seed: Optional[int] = None  # evaluation k draws its inputs from seed + 7919 * k (default: from the OS;
@@ -56,7 +60,13 @@ class RunSettings:
 
 
 class RunError(Exception):
-    """The run cannot start (unknown task/target, a trajectory of a different run in `out`)."""
+    """The run cannot start (unknown task/target, a trajectory of a different run in `out`, `out` in
+    use by another process, a model that cannot be called as configured)."""
+
+
+HISTORY_ARGUMENT_CHARS = 2_000  # a rejected call's string arguments longer than this are not re-sent
+CONTINUE = ("Your reply was cut off at the output limit ({limit} tokens) before it was complete. Continue "
+            "where you stopped, in shorter pieces (a tool call's arguments must fit in one reply).")
 
 
 @dataclass
@@ -75,6 +85,7 @@ class _State:
     evaluations: int = 0
     last_evaluated: Optional[str] = None
     seconds: float = 0.0
+    retries: int = 0  # transient model errors retried (each request counted once)
     stop: str = ""
     error: Optional[str] = None
     extra: dict = field(default_factory=dict)
@@ -89,6 +100,7 @@ class _State:
         else:
             self.cost += rec["cost"]
         self.seconds += rec.get("seconds", 0.0)
+        self.retries += len(rec.get("retries") or [])
 
     def evaluated(self, ev: dict, turn: int) -> None:
         self.evaluations += 1
@@ -106,16 +118,37 @@ class Run:
     """One agent run; `Run(settings).run()` returns the summary record."""
 
     def __init__(self, settings: RunSettings, on_event: Optional[Callable[[dict], None]] = None,
-                 tools_hook: Optional[Callable[["Run"], None]] = None, evaluator=None):
+                 tools_hook: Optional[Callable[["Run"], None]] = None, evaluator=None, restart: bool = False):
         """`evaluator`: a kcgen.evaluation.Evaluator to share between runs (the bench's workers keep
-        one each); by default the run starts its own and closes it at the end."""
+        one each); by default the run starts its own and closes it at the end. `restart`: set an
+        earlier run in `out` aside (trajectory.N.jsonl) and start afresh. The run holds `out`'s lock
+        (kcgen.runlock) from here until run() returns or close()."""
+        from kcgen.runlock import LockedError, RunLock
+        try:  # before anything is written: a run that cannot call its model leaves no trace
+            models.check_config(settings.model, settings.api_base)
+        except models.ConfigError as exc:
+            raise RunError(str(exc)) from None
+        self.out = Path(settings.out)
+        self._lock = RunLock(self.out, f"kcgen agent {settings.target} {settings.task} --model {settings.model}")
+        try:
+            self._lock.acquire()
+        except LockedError as exc:
+            raise RunError(str(exc)) from None
+        try:
+            self._init(settings, on_event, tools_hook, evaluator, restart)
+        except BaseException:
+            self._lock.release()
+            raise
+
+    def _init(self, settings, on_event, tools_hook, evaluator, restart) -> None:
         import isadl
         from kcgen import taskspec
         from kcgen.evaluation import LayoutError, layout_for, statement
         from kcgen.paths import TARGETS
         self.settings = s = settings
         self.on_event = on_event or (lambda rec: None)
-        self.out = Path(s.out)
+        if restart:
+            self._set_aside()
         self.trajectory = Trajectory(self.out / "trajectory.jsonl")
         try:
             self.task = taskspec.find(s.task)
@@ -141,6 +174,24 @@ class Run:
             self._enable_codesign()
         if tools_hook:
             tools_hook(self)
+
+    def _set_aside(self) -> None:
+        """--restart: the earlier run's trajectory becomes trajectory.N.jsonl; its kernel files go."""
+        old = self.out / "trajectory.jsonl"
+        if old.exists():
+            n = 1
+            while (self.out / f"trajectory.{n}.jsonl").exists():
+                n += 1
+            old.rename(self.out / f"trajectory.{n}.jsonl")
+        for f in (self.out / "workspace" / "kernel.s", self.out / "best.s"):
+            f.unlink(missing_ok=True)
+
+    def close(self) -> None:
+        """Release `out` (run() does it when it returns)."""
+        if self._evaluator is not None and self._own_evaluator:
+            self._evaluator.close()
+            self._evaluator = None
+        self._lock.release()
 
     # -- pieces
     def _make_tools(self) -> Tools:
@@ -237,26 +288,29 @@ class Run:
         try:
             return self._run()
         finally:
-            if self._evaluator is not None and self._own_evaluator:
-                self._evaluator.close()
+            self.close()
 
     def _run(self) -> dict:
         s = self.settings
         records = self.trajectory.records()
         last = next((r for r in reversed(records) if r["type"] == "summary"), None)
-        if last is not None and "verified" in last:
-            return last
-        state = _State()
-        ended = next((r for r in reversed(records) if r["type"] == "end"), None)
-        if last is not None or ended is not None:  # the loop is over: verify (again: never done or not recorded)
+        final = next((r for r in reversed(records) if r["type"] in ("end", "summary")), None)
+        # a run that ended on an infrastructure error (the model could not be reached, refused the
+        # request, a missing key) is retried; one that ended by the model's own doing stays ended
+        retry = final if final is not None and final.get("stop") == "model error" else None
+        if final is not None and retry is None:
+            if last is not None and "verified" in last:
+                return last
+            state = _State()  # the loop is over: verify (again: never done or not recorded)
             self._replay(records, state)
-            state.stop, state.error = (last or ended).get("stop") or "", (last or ended).get("error")
+            state.stop, state.error = final.get("stop") or "", final.get("error")
             self.tools.failures += (last or {}).get("tool_failures") or 0
             self._record({"type": "resume", "turns_done": state.turns, "tool_calls_done":
                           sum(r["type"] == "tool" for r in records), "verify_only": True})
-            return self._finish(state)
+            return self._finish(state, record_end=not any(r["type"] == "end" for r in records))
+        state = _State()
         if records:
-            messages = self._resume(records, state)
+            messages = self._resume(records, state, retry)
         else:
             system = prompt.system_prompt(s.target, self.docs_markdown, self.max_turns,
                                           self._one_shot() if s.one_shot else None)
@@ -275,32 +329,42 @@ class Run:
             if state.turns >= self.max_turns:
                 state.stop = "turn budget spent"
                 break
+            turn = state.turns + 1
             try:
                 reply = models.complete(s.model, messages, self.tools.schemas, thinking=s.thinking,
-                                        timeout=s.timeout, api_base=s.api_base)
+                                        timeout=s.timeout, attempts=s.attempts, backoff=s.backoff,
+                                        api_base=s.api_base, max_tokens=s.max_tokens)
             except models.ModelError as exc:
                 state.stop, state.error = "model error", str(exc)
-                self._record({"type": "error", "turn": state.turns + 1, "message": str(exc)})
+                state.retries += len(exc.retries)
+                self._record({"type": "error", "turn": turn, "message": str(exc), "retries": exc.retries})
                 break
-            turn = state.turns + 1
+            for i, c in enumerate(reply.tool_calls):
+                c["id"] = c["id"] or f"call_{turn}_{i}"  # a server that sends none: the history needs one
             rec = self._record({"type": "assistant", "turn": turn, "content": reply.content,
                                 "reasoning": reply.reasoning, "tool_calls": reply.tool_calls,
+                                "finish_reason": reply.finish_reason,
                                 "tokens_in": reply.tokens_in, "tokens_out": reply.tokens_out,
                                 "tokens_reasoning": reply.tokens_reasoning, "cost": reply.cost,
                                 "seconds": round(reply.seconds, 3), "retries": reply.retries})
             state.count(rec)
-            messages.append(reply.message())
+            results = [self._call(c, turn, i, state, reply.finish_reason) for i, c in enumerate(rec["tool_calls"])]
+            messages += _turn_messages(rec, results)
+            if reply.finish_reason == "length" and not reply.tool_calls:
+                # cut by max_tokens, not finished: ask for the rest (the next turn)
+                note = CONTINUE.format(limit=s.max_tokens or "the server's")
+                self._record({"type": "message", "role": "user", "content": note, "turn": turn})
+                messages.append({"role": "user", "content": note})
+                continue
             if not reply.tool_calls:
                 state.stop = "answered without a tool call"
                 break
-            for call in reply.tool_calls:
-                messages.append(self._call(call, turn, state))
         return self._finish(state)
 
-    def _finish(self, state: _State) -> dict:
+    def _finish(self, state: _State, record_end: bool = True) -> dict:
         """The loop is over (recorded, so a kill from here on resumes to the verification): verify
         the best kernel and write the summary."""
-        if not any(r["type"] == "end" for r in self.trajectory.records()):
+        if record_end:
             self._record({"type": "end", "stop": state.stop, "error": state.error})
         verification = self._verify(state.best_code) if state.best_code is not None else None
         return self._summary(state, verification)
@@ -310,6 +374,8 @@ class Run:
         for rec in records:
             if rec["type"] == "assistant":
                 state.count(rec)
+            elif rec["type"] == "error":
+                state.retries += len(rec.get("retries") or [])
             elif rec["type"] == "tool" and "evaluation" in rec:
                 state.evaluated(rec["evaluation"], rec["turn"])
                 self._evaluations += 1
@@ -317,11 +383,16 @@ class Run:
         if accepted and Path(accepted[-1]["overlay"]).exists():
             self.switch_isa(Path(accepted[-1]["overlay"]))
 
-    def _call(self, call: dict, turn: int, state: _State) -> dict:
+    def _call(self, call: dict, turn: int, index: int, state: _State, finish_reason: Optional[str] = None) -> dict:
+        """Run tool call `index` of turn `turn`; returns its (recorded) tool record."""
         t0 = time.monotonic()
         result = self.tools.call(call["name"], call["arguments"])
-        rec = {"type": "tool", "turn": turn, "id": call["id"], "name": call["name"], "arguments": call["arguments"],
-               "result": result, "seconds": round(time.monotonic() - t0, 3)}
+        if finish_reason == "length" and _json_object(call["arguments"]) is None:
+            result += (f"\nYour reply was cut off at the output limit ({self.settings.max_tokens or 'the server'}"
+                       f"{' tokens' if self.settings.max_tokens else ''}) in the middle of this call's arguments: "
+                       "send less in one call.")
+        rec = {"type": "tool", "turn": turn, "index": index, "id": call["id"], "name": call["name"],
+               "arguments": call["arguments"], "result": result, "seconds": round(time.monotonic() - t0, 3)}
         last = self.tools.last
         if call["name"] == "run_evaluation" and last is not None and last.code == self._current_code():
             r = last.result
@@ -330,8 +401,7 @@ class Run:
                                  "roofline_cycles": r.roofline_cycles, "speedup": r.speedup,
                                  "trap": r.trap, "error": r.error, "seeds": r.seeds, "code": last.code}
             state.evaluated(rec["evaluation"], turn)
-        self._record(rec)
-        return {"role": "tool", "tool_call_id": call["id"], "content": result}
+        return self._record(rec)
 
     def _current_code(self) -> Optional[str]:
         p = self.tools.kernel_path
@@ -349,35 +419,61 @@ class Run:
         for key in ("model", "target", "task", "config"):
             if meta["settings"].get(key) != mine[key]:
                 raise RunError(f"{self.trajectory.path} is a run of {key} {meta['settings'].get(key)!r}, "
-                               f"not {mine[key]!r}: use another --out")
+                               f"not {mine[key]!r}: use another --out (or --restart to set it aside)")
 
-    def _resume(self, records: list[dict], state: _State) -> list[dict]:
+    def _resume(self, records: list[dict], state: _State, retry: Optional[dict] = None) -> list[dict]:
+        """The conversation of an interrupted run, rebuilt from its records; the tool calls it made but
+        never finished are run now. A call is keyed on (turn, its index in the turn), never on the
+        id the server chose (some number calls per message: call_0 every turn)."""
         meta = next(r for r in records if r["type"] == "meta")
         self.max_turns = meta.get("max_turns", self.max_turns)
-        messages, done, pending = [], set(), []
+        entries: list[tuple[str, dict]] = []  # ("message", msg) or ("turn", {"rec": assistant, "results": {i: tool}})
+        turns: dict[int, dict] = {}
         for rec in records:
             if rec["type"] == "message":
-                messages.append({"role": rec["role"], "content": rec["content"]})
+                entries.append(("message", {"role": rec["role"], "content": rec["content"]}))
             elif rec["type"] == "assistant":
+                if rec["turn"] in turns:
+                    continue  # a second writer's copy (before runs took a lock): the first one stands
                 state.count(rec)
-                reply = models.Reply(rec["content"], rec["tool_calls"])
-                messages.append(reply.message())
-                pending += [(c, rec["turn"]) for c in rec["tool_calls"]]
+                turns[rec["turn"]] = block = {"rec": rec, "results": {}}
+                entries.append(("turn", block))
+            elif rec["type"] == "error":
+                state.retries += len(rec.get("retries") or [])
             elif rec["type"] == "tool":
-                done.add(rec["id"])
-                messages.append({"role": "tool", "tool_call_id": rec["id"], "content": rec["result"]})
+                block = turns.get(rec.get("turn"))
+                if block is None:
+                    continue
+                calls = block["rec"]["tool_calls"]
+                index = rec.get("index")
+                if index is None:  # an older trajectory: the first call of the turn with this id not yet done
+                    index = next((i for i, c in enumerate(calls) if c["id"] == rec["id"] and i not in block["results"]),
+                                 None)
+                if index is None or index >= len(calls) or index in block["results"]:
+                    continue
+                block["results"][index] = rec
                 if "evaluation" in rec:
                     state.evaluated(rec["evaluation"], rec["turn"])
                     self._evaluations += 1
         accepted = [r for r in records if r["type"] == "proposal" and r.get("accepted")]
         if accepted and Path(accepted[-1]["overlay"]).exists():
             self.switch_isa(Path(accepted[-1]["overlay"]))
-        self._record({"type": "resume", "turns_done": state.turns, "tool_calls_done": len(done)})
-        if state.last_evaluated is not None and any(c["id"] not in done for c, _ in pending):
+        done = sum(len(b["results"]) for b in turns.values())
+        extra = {"retrying": f"{retry.get('stop')}: {retry.get('error')}"} if retry else {}
+        self._record({"type": "resume", "turns_done": state.turns, "tool_calls_done": done, **extra})
+        pending = [(b, i) for b in turns.values() for i in range(len(b["rec"]["tool_calls"])) if i not in b["results"]]
+        if state.last_evaluated is not None and pending:
             self._restore_last_evaluation(state.last_evaluated)
-        for call, turn in pending:  # the calls the killed process never finished, in order
-            if call["id"] not in done:
-                messages = _insert_tool_result(messages, call["id"], self._call(call, turn, state))
+        for block, i in pending:  # the calls the killed process never finished, in order
+            rec = block["rec"]
+            block["results"][i] = self._call(rec["tool_calls"][i], rec["turn"], i, state, rec.get("finish_reason"))
+        messages: list[dict] = []
+        for kind, item in entries:
+            if kind == "message":
+                messages.append(item)
+            else:
+                calls = item["rec"]["tool_calls"]
+                messages += _turn_messages(item["rec"], [item["results"][i] for i in range(len(calls))])
         return messages
 
     def _restore_last_evaluation(self, code: str) -> None:
@@ -417,21 +513,44 @@ class Run:
             "tokens_in": state.tokens_in, "tokens_out": state.tokens_out,
             "tokens_reasoning": state.tokens_reasoning, "cost": state.cost if state.cost_known else None,
             "model_seconds": round(state.seconds, 3), "stop": state.stop, "error": state.error,
+            # the model could not be reached or refused the request: not the model's failure
+            "infrastructure_error": state.stop == "model error", "retries": state.retries,
             "tool_failures": self.tools.failures, "isa": self.spec.isa.name, "isa_path": str(self.isa_path),
             **(self._proposals() if s.codesign else {}),
             "best_kernel": str(best_path) if best_path else None})
 
 
-def _insert_tool_result(messages: list[dict], call_id: str, tool_msg: dict) -> list[dict]:
-    """Put a late tool result right after its assistant message's other results (OpenAI order)."""
-    for i, m in enumerate(messages):
-        if m["role"] == "assistant" and any(c["id"] == call_id for c in m.get("tool_calls") or []):
-            j = i + 1
-            while j < len(messages) and messages[j]["role"] == "tool":
-                j += 1
-            return messages[:j] + [tool_msg] + messages[j:]
-    return messages + [tool_msg]
+def _json_object(text) -> Optional[dict]:
+    try:
+        value = json.loads(text) if isinstance(text, str) else None
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
 
 
-def run(settings: RunSettings, on_event: Optional[Callable[[dict], None]] = None) -> dict:
-    return Run(settings, on_event).run()
+def _history_arguments(raw: str, result: str) -> str:
+    """A call's arguments as the conversation re-sends them: valid JSON always (servers such as vLLM
+    parse every replayed call and refuse the request otherwise: `{}` stands in for a malformed or cut
+    text, whose error the model got as the call's result), and a rejected call's long strings
+    shortened (a refused 1 MB kernel is not re-sent on every later turn)."""
+    args = _json_object(raw)
+    if args is None:
+        return "{}"
+    if result.startswith("error:") and len(raw) > HISTORY_ARGUMENT_CHARS:
+        args = {k: (f"[{len(v)} characters not kept: the call was rejected]" if isinstance(v, str) and len(v) > 200
+                    else v) for k, v in args.items()}
+        text = json.dumps(args)
+        return text if len(text) <= HISTORY_ARGUMENT_CHARS else "{}"
+    return raw
+
+
+def _turn_messages(assistant: dict, results: list[dict]) -> list[dict]:
+    """One turn in the conversation: the assistant message, then each call's result in call order."""
+    calls = assistant["tool_calls"]
+    reply = models.Reply(assistant.get("content") or "", calls)
+    msgs = [reply.message([_history_arguments(c["arguments"], r["result"]) for c, r in zip(calls, results)])]
+    return msgs + [{"role": "tool", "tool_call_id": c["id"], "content": r["result"]} for c, r in zip(calls, results)]
+
+
+def run(settings: RunSettings, on_event: Optional[Callable[[dict], None]] = None, restart: bool = False) -> dict:
+    return Run(settings, on_event, restart=restart).run()

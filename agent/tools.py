@@ -98,18 +98,19 @@ class Tools:
             args = json.loads(arguments or "{}") if isinstance(arguments, str) else dict(arguments or {})
             if not isinstance(args, dict):
                 raise ToolError("arguments must be a JSON object")
-            if name in self.extra:
-                return bounded(self.extra[name][1](**args))
-            schema = SCHEMA_BY_NAME.get(name)
+            schema = self.extra[name][0] if name in self.extra else SCHEMA_BY_NAME.get(name)
             if schema is None:
                 known = ", ".join(s["function"]["name"] for s in self.schemas)
                 raise ToolError(f"there is no tool '{name}' (the tools are: {known})")
-            _check_args(schema, args)
+            _check_args(schema, args)  # every tool, the co-design ones too: a mismatch is the model's to fix
+            if name in self.extra:
+                return bounded(self.extra[name][1](**args))
             return bounded(getattr(self, name)(**args))
         except ToolError as exc:
             return f"error: {exc}"
         except json.JSONDecodeError as exc:
-            return f"error: the arguments are not valid JSON ({exc.msg} at character {exc.pos})"
+            return (f"error: the arguments are not valid JSON ({exc.msg}: character {exc.pos} of {len(arguments)}); "
+                    "the call was not run: send it again with its arguments as one JSON object")
         except Exception as exc:  # a bug in a tool must not end the run; the model sees what happened
             self.failures += 1
             return f"error: the tool failed: {type(exc).__name__}: {exc}"
@@ -205,28 +206,65 @@ def _values(vals, limit: int = 16) -> str:
     return f"[{shown}{', …' if len(vals) > limit else ''}]"
 
 
+_JSON_TYPES = {"string": (str,), "integer": (int,), "number": (int, float), "boolean": (bool,),
+               "object": (dict,), "array": (list,), "null": (type(None),)}
+_A = {"string": "a string", "integer": "an integer", "number": "a number", "boolean": "true or false",
+      "object": "an object", "array": "an array", "null": "null"}
+
+
 def _check_args(schema: dict, args: dict) -> None:
-    """The arguments against the tool's JSON schema: names, required, types, bounds."""
+    """The arguments against the tool's JSON schema (the subset our schemas use: properties,
+    required, additionalProperties, type, minimum/maximum, minLength/maxLength, enum), and strings
+    that are valid Unicode (a lone surrogate from a JSON escape cannot be saved or re-sent)."""
     params = schema["function"]["parameters"]
-    props = params["properties"]
+    props = params.get("properties") or {}
     name = schema["function"]["name"]
     for key in args:
-        if key not in props:
+        if key not in props and params.get("additionalProperties", True) is False:
             raise ToolError(f"{name} takes no argument '{key}'" +
                             (f" (its arguments: {', '.join(props)})" if props else " (it takes none)"))
-    for key in params["required"]:
+    for key in params.get("required") or []:
         if key not in args:
             raise ToolError(f"{name} needs the argument '{key}'")
     for key, value in args.items():
-        want = props[key]["type"]
-        ok = isinstance(value, str) if want == "string" else isinstance(value, int) and not isinstance(value, bool)
+        if key not in props:
+            continue
+        _check_value(f"{name}: '{key}'", props[key], value)
+
+
+def _check_value(where: str, prop: dict, value) -> None:
+    want = prop.get("type")
+    if want:
+        kinds = want if isinstance(want, list) else [want]
+        ok = any(isinstance(value, _JSON_TYPES[k]) and not (k in ("integer", "number") and isinstance(value, bool))
+                 for k in kinds)
         if not ok:
-            raise ToolError(f"{name}: '{key}' must be a{'n integer' if want == 'integer' else ' string'}, "
-                            f"got {type(value).__name__}")
-        if want == "integer":
-            lo, hi = props[key].get("minimum"), props[key].get("maximum")
-            if (lo is not None and value < lo) or (hi is not None and value > hi):
-                raise ToolError(f"{name}: '{key}' must be in {lo}..{hi if hi is not None else '∞'}, got {value}")
+            raise ToolError(f"{where} must be {' or '.join(_A[k] for k in kinds)}, got {_json_name(value)}")
+    if "enum" in prop and value not in prop["enum"]:
+        raise ToolError(f"{where} must be one of {', '.join(map(str, prop['enum']))}, got {value!r}")
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        lo, hi = prop.get("minimum"), prop.get("maximum")
+        if (lo is not None and value < lo) or (hi is not None and value > hi):
+            raise ToolError(f"{where} must be in {lo if lo is not None else '-∞'}..{hi if hi is not None else '∞'}, "
+                            f"got {value}")
+    if isinstance(value, str):
+        if "maxLength" in prop and len(value) > prop["maxLength"]:
+            raise ToolError(f"{where} is {len(value)} characters; at most {prop['maxLength']} are allowed")
+        if "minLength" in prop and len(value) < prop["minLength"]:
+            raise ToolError(f"{where} must have at least {prop['minLength']} characters")
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise ToolError(f"{where} is not valid Unicode (a lone surrogate {value[exc.start]!a} at character "
+                            f"{exc.start}): send plain text") from None
+
+
+def _json_name(value) -> str:
+    for k, types in _JSON_TYPES.items():
+        if isinstance(value, types) and not (k in ("integer", "number") and isinstance(value, bool)):
+            return {"string": "a string", "integer": "an integer", "number": "a number", "boolean": "a boolean",
+                    "object": "an object", "array": "an array", "null": "null"}[k]
+    return type(value).__name__
 
 
 def _time_bounded(fn, seconds: float = 2.0):

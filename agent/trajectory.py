@@ -7,40 +7,21 @@ result, with the evaluation's figures for run_evaluation), "error", "end" (the l
 final verification follows) and last "summary" (with the verification: its seeds, never shown to
 the model, are only there). A resumed run may add "resume" records, and a summary without
 verification (an older run's) is followed by a verified one: the last summary is the run's.
-Nothing secret is written: strings that look like API keys or bearer tokens, and the values of
-the environment's *_API_KEY / *_TOKEN / *_SECRET variables, are replaced by [REDACTED].
+Nothing secret is written: every record goes through kcgen.redact (secret environment values and
+their encodings, token-shaped strings, URL passwords) first.
 """
 from __future__ import annotations
 
 import json
 import os
-import re
 import time
 from pathlib import Path
 from typing import Iterator
 
-_KEYISH = re.compile(r"\b(sk-[A-Za-z0-9_\-]{16,}|(?:[Bb]earer|BEARER)\s+[A-Za-z0-9._\-]{16,}|"
-                     r"AIza[0-9A-Za-z_\-]{30,}|xox[abp]-[0-9A-Za-z\-]{10,})")
-_SECRET_ENV = re.compile(r"(API_KEY|_TOKEN|_SECRET|PASSWORD)$")
-
-
-def _secrets() -> list[str]:
-    return sorted((v for k, v in os.environ.items() if _SECRET_ENV.search(k) and len(v) >= 8), key=len, reverse=True)
-
-
 def redact(value, secrets: list[str] | None = None):
-    """`value` (any JSON-able structure) with every secret-looking string replaced."""
-    secrets = _secrets() if secrets is None else secrets
-    if isinstance(value, str):
-        for s in secrets:
-            value = value.replace(s, "[REDACTED]")
-        return _KEYISH.sub("[REDACTED]", value)
-    if isinstance(value, dict):
-        return {k: ("[REDACTED]" if str(k).lower() in ("api_key", "authorization", "x-api-key") else
-                    redact(v, secrets)) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [redact(v, secrets) for v in value]
-    return value
+    """`value` with every secret replaced by [REDACTED] (kcgen.redact: the one function for all output)."""
+    from kcgen.redact import redact as _redact
+    return _redact(value, secrets)
 
 
 class Trajectory:
@@ -64,6 +45,10 @@ class Trajectory:
     def append(self, record: dict) -> dict:
         record = redact({**record, "time": round(time.time(), 3)})
         line = json.dumps(record, ensure_ascii=False, default=_jsonable)
+        try:
+            line.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate (a model's "\ud800"): JSON escapes keep it readable
+            line = json.dumps(record, ensure_ascii=True, default=_jsonable)
         with open(self.path, "a", encoding="utf-8") as f:
             f.write(line + "\n")
             f.flush()

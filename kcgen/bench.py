@@ -7,9 +7,13 @@ one row per cell in table `runs`: success is the agent run's final verification 
 fresh OS-seeded trials over every value profile), and each row records the seeds that reproduce it
 (`seed`: the run's evaluations; `verification_seeds`) and any suspicious flags. Rerunning the same
 command resumes: cells marked done are skipped, interrupted ones (marked running, or never
-started) run again and their agent resumes from its trajectory; cells that ended in an error (not
-merely without success) rerun only with retry_failed. Only the driver process writes the database (WAL journal, busy timeout, one
-transaction per row), so workers dying cannot corrupt it and two drivers on one RUNDIR are safe.
+started) run again and their agent resumes from its trajectory, and so do cells that ended on an
+infrastructure error (the model unreachable or refusing); cells that ended in an error of kcgen's
+own rerun only with retry_failed (an unsuccessful run is an outcome, never rerun). Only the driver process writes the database (WAL journal, busy timeout, one
+transaction per row), so workers dying cannot corrupt it. One driver per RUNDIR: it holds
+RUNDIR/.lock (kcgen.runlock) and a second one is refused (BenchError naming the holder); each cell's
+agent run locks its own directory, and local workers end when their driver dies. Everything written
+(bench.json, every row) goes through kcgen.redact.
 """
 from __future__ import annotations
 
@@ -33,7 +37,10 @@ COLUMNS = [  # name, SQL type
     ("trajectory", "TEXT"), ("updated", "REAL"),
     # the final verification (success is its verdict), its flags, and the seeds that reproduce the cell
     ("verified", "INTEGER"), ("loop_best_cycles", "INTEGER"), ("suspicious", "TEXT"), ("seed", "INTEGER"),
-    ("verification_seeds", "TEXT")]
+    ("verification_seeds", "TEXT"),
+    # why a cell is an error: "infrastructure" (the model could not be reached or refused the request:
+    # not the model's failure) or "harness" (kcgen's own tooling, a worker that died, a bad setup)
+    ("error_kind", "TEXT")]
 KEY = ("model", "target", "task", "config", "trial")
 APPLICATION_ID = 0x4B435242  # "KCRB" in the SQLite header: a KernelCraft results database
 
@@ -63,6 +70,8 @@ class Options:
     max_turns: Optional[int] = None
     trials: Optional[int] = None  # input sets per evaluation in the loop (default: one per value profile)
     api_base: Optional[str] = None
+    timeout: float = 600.0  # seconds per model request
+    attempts: int = 6  # requests per model turn (transient failures retried)
 
 
 class BenchError(Exception):
@@ -170,7 +179,9 @@ def _db_error(path: Path, exc: sqlite3.DatabaseError) -> DatabaseError:
 
 
 def write_row(db: sqlite3.Connection, row: dict) -> None:
+    from .redact import redact
     names = [n for n, _ in COLUMNS]
+    row = redact(row)
     values = [row.get(n) for n in names]
     with db:  # one transaction per row
         db.execute(f"INSERT OR REPLACE INTO runs ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})", values)
@@ -196,10 +207,17 @@ def read_rows(rundir: Path) -> list[dict]:
 
 
 def to_run(cells: list[Cell], rundir: Path, retry_failed: bool) -> tuple[list[Cell], int]:
-    """The cells still to run, and how many are skipped as done (or failed, without retry_failed)."""
-    status = {tuple(r[k] for k in KEY): r["status"] for r in read_rows(rundir)}
-    todo = [c for c in cells if status.get(c.key) not in ("done", "error") or
-            (status.get(c.key) == "error" and retry_failed)]
+    """The cells still to run, and how many are skipped as done (or failed, without retry_failed).
+    A cell that ended on an infrastructure error (the model could not be reached or refused the
+    request) always runs again: that is no outcome, and its agent run resumes where it stopped."""
+    rows = {tuple(r[k] for k in KEY): r for r in read_rows(rundir)}
+
+    def again(c: Cell) -> bool:
+        r = rows.get(c.key)
+        if r is None or r["status"] not in ("done", "error"):
+            return True
+        return r["status"] == "error" and (retry_failed or r.get("error_kind") == "infrastructure")
+    todo = [c for c in cells if again(c)]
     return todo, len(cells) - len(todo)
 
 
@@ -217,10 +235,12 @@ def run_cell(cell: Cell, rundir: Path, options: Options, evaluator=None) -> dict
         # its final verification's too; the summary records both
         settings = A.RunSettings(model=cell.model, target=cell.target, task=cell.task, config=cell.config,
                                  out=out, max_turns=options.max_turns, thinking=options.thinking,
-                                 one_shot=options.one_shot, trials=options.trials, api_base=options.api_base)
+                                 one_shot=options.one_shot, trials=options.trials, api_base=options.api_base,
+                                 timeout=options.timeout, attempts=options.attempts)
         summary = A.Run(settings, evaluator=evaluator).run()
     except Exception as exc:  # a bug or a bad setup: this cell's error, not the benchmark's end
-        return {**row, "status": "error", "success": 0, "error": f"{type(exc).__name__}: {exc}"[:2000],
+        name = "" if type(exc).__name__ == "RunError" else f"{type(exc).__name__}: "
+        return {**row, "status": "error", "success": 0, "error": f"{name}{exc}"[:2000], "error_kind": "harness",
                 "wall_seconds": round(time.monotonic() - t0, 3), "updated": time.time()}
     row.update({k: summary.get(k) for k in ("level", "best_cycles", "baseline_cycles", "speedup", "roofline_cycles",
                                               "roofline_fraction", "turns", "turns_to_first_success", "tokens_in",
@@ -237,16 +257,21 @@ def run_cell(cell: Cell, rundir: Path, options: Options, evaluator=None) -> dict
                # a model error (auth, bad request, retries exhausted) or a failure of our own tooling is
                # an error; no success is an outcome
                status="error" if summary.get("stop") == "model error" or summary.get("tool_failures") else "done",
+               error_kind="infrastructure" if summary.get("stop") == "model error" else
+               "harness" if summary.get("tool_failures") else None,
                wall_seconds=round(time.monotonic() - t0, 3), updated=time.time())
     return row
 
 
 # ---- executors --------------------------------------------------------------------------------------------
-def _worker_main(conn, rundir: str, options: dict) -> None:
-    """A local worker process: runs the cells the driver sends until it sends None."""
+def _worker_main(conn, rundir: str, options: dict, parent: Optional[int] = None) -> None:
+    """A local worker process: runs the cells the driver sends until it sends None (or dies)."""
     from .evaluation import Evaluator
     opts = Options(**options)
     with Evaluator() as evaluator:  # one per worker: its process keeps simulators loaded across cells
+        if parent is not None:
+            from .runlock import die_with_parent
+            die_with_parent(parent, lambda: evaluator.close(kill=True))
         while True:
             try:
                 msg = conn.recv()
@@ -270,6 +295,7 @@ def run_local(cells: list[Cell], rundir: Path, options: Options, workers: int,
     """Run cells on `workers` long-lived worker processes. A worker that dies takes only its current
     cell with it (an error row) and is replaced."""
     import multiprocessing
+    import os
     from multiprocessing.connection import wait
     ctx = multiprocessing.get_context("spawn")
     pending = list(cells)
@@ -278,7 +304,7 @@ def run_local(cells: list[Cell], rundir: Path, options: Options, workers: int,
     def spawn() -> _Worker:
         parent, child = ctx.Pipe()
         # not daemonic: a cell's agent starts its own evaluator process
-        proc = ctx.Process(target=_worker_main, args=(child, str(rundir), asdict(options)))
+        proc = ctx.Process(target=_worker_main, args=(child, str(rundir), asdict(options), os.getpid()))
         proc.start()
         child.close()
         return _Worker(proc, parent)
@@ -310,6 +336,7 @@ def run_local(cells: list[Cell], rundir: Path, options: Options, workers: int,
                     cell, w.cell = w.cell, None
                     on_row({**asdict(cell), "status": "error", "success": 0,
                             "error": f"the worker process died (exit code {w.proc.exitcode}) running this cell",
+                            "error_kind": "harness",
                             "wall_seconds": round(time.monotonic() - w.since, 3), "updated": time.time(),
                             "trajectory": str(cell.directory(rundir) / "trajectory.jsonl")})
                     pool[i] = spawn()
@@ -373,6 +400,7 @@ def run_ray(cells: list[Cell], rundir: Path, options: Options, workers: int, add
                     row, traj_text = ray.get(ref)
                 except Exception as exc:  # the Ray worker died or the task could not run
                     row, traj_text = {**asdict(cell), "status": "error", "success": 0, "updated": time.time(),
+                                      "error_kind": "harness",
                                       "error": f"ray task failed: {type(exc).__name__}: {str(exc)[:500]}"}, ""
                 if traj_text:
                     out.mkdir(parents=True, exist_ok=True)
@@ -408,6 +436,7 @@ class Progress:
     done: int = 0
     successes: int = 0
     errors: int = 0
+    error_rows: list = field(default_factory=list)  # the rows that ended in an error (their reasons)
     started: float = field(default_factory=time.monotonic)
     overhead: float = 0.0  # driver seconds spent per finished cell (dispatch, database)
 
@@ -420,10 +449,34 @@ class Progress:
 def run(cells: list[Cell], rundir: Path, options: Options, workers: int = 1, executor: str = "local",
         address: Optional[str] = None, retry_failed: bool = False,
         on_progress: Callable[[Progress, Optional[dict]], None] = lambda p, r: None) -> Progress:
-    """Run the cells not yet done; returns the progress counts."""
+    """Run the cells not yet done; returns the progress counts. Raises BenchError when another
+    driver holds RUNDIR, or a model of the selection cannot be called as configured (a missing key):
+    both before any cell runs."""
+    from .paths import agent
+    from .redact import redact
+    from .runlock import LockedError, RunLock
     rundir = Path(rundir)
+    models = agent().models
+    for model in sorted({c.model for c in cells}):
+        try:
+            models.check_config(model, options.api_base)
+        except models.ConfigError as exc:
+            raise BenchError(str(exc)) from None
+    lock = RunLock(rundir, "kcgen bench")
+    try:
+        lock.acquire()
+    except LockedError as exc:
+        raise BenchError(str(exc)) from None
+    try:
+        return _run(cells, rundir, options, workers, executor, address, retry_failed, on_progress, redact)
+    finally:
+        lock.release()
+
+
+def _run(cells, rundir: Path, options: Options, workers: int, executor: str, address, retry_failed: bool,
+         on_progress, redact) -> Progress:
     db = connect(rundir)
-    (rundir / "bench.json").write_text(json.dumps({"options": asdict(options), "cells": len(cells)}, indent=1))
+    (rundir / "bench.json").write_text(json.dumps(redact({"options": asdict(options), "cells": len(cells)}), indent=1))
     todo, skipped = to_run(cells, rundir, retry_failed)
     progress = Progress(len(cells), skipped)
 
@@ -438,7 +491,9 @@ def run(cells: list[Cell], rundir: Path, options: Options, workers: int = 1, exe
         write_row(db, row)
         progress.done += 1
         progress.successes += int(bool(row.get("success")))
-        progress.errors += int(row.get("status") == "error")
+        if row.get("status") == "error":
+            progress.errors += 1
+            progress.error_rows.append(redact(row))
         progress.overhead += time.perf_counter() - t0
         on_progress(progress, row)
 

@@ -522,33 +522,53 @@ def _eval_all(isa_path, target: str, level, trials: int, seed, jobs, as_json: bo
 @click.option("--out", type=click.Path(file_okay=False), default=None,
               help="Run directory (trajectory.jsonl, workspace/, best.s); rerunning on it resumes. "
                    "Default: runs/agent/TARGET-TASK-CONFIG-MODEL.")
-@click.option("--api-base", default=None, help="Base URL of an OpenAI-compatible server (with --model openai/NAME).")
+@click.option("--api-base", default=None,
+              help="Base URL of the model server (with --model openai/NAME, hosted_vllm/NAME or ollama_chat/NAME; "
+                   "docs/agent.md, 'Running with a local model').")
 @click.option("--trials", default=None, type=click.IntRange(1, 20),
               help="Input sets per evaluation in the loop (default: one per value profile). The final "
                    "verification always uses at least 10 over every profile.")
 @click.option("--seed", default=None, type=int,
               help="For reproduction only: the loop's evaluations draw inputs from this seed (default: one "
                    "from the OS, recorded in the trajectory). The final verification always draws fresh OS seeds.")
-def agent_cmd(target, task, model, config, max_turns, thinking, one_shot, out, api_base, trials, seed) -> None:
+@click.option("--timeout", default=600.0, type=click.FloatRange(0.1, 86400), show_default=True,
+              help="Seconds to wait for one model request.")
+@click.option("--attempts", default=6, type=click.IntRange(1, 20), show_default=True,
+              help="Requests per model turn: rate limits, 5xx, timeouts and empty answers are retried with backoff.")
+@click.option("--max-tokens", default=None, type=click.IntRange(16, 1_000_000),
+              help="Output tokens per reply (default 16384); a reply cut there is recorded and the model asked "
+                   "to continue.")
+@click.option("--restart", is_flag=True, help="Set the run in --out aside (trajectory.N.jsonl) and start afresh "
+                                              "(a run that ended on an infrastructure error is retried without it).")
+def agent_cmd(target, task, model, config, max_turns, thinking, one_shot, out, api_base, trials, seed, timeout,
+              attempts, max_tokens, restart) -> None:
     """Let MODEL write a kernel for TASK on TARGET, printing each turn and a final summary.
 
     The best kernel is verified at the end on fresh inputs the model never saw; only a verified
     kernel is a success. Exit status 0 when the run found a verified kernel, 1 when it did not, 2
-    when it could not run."""
+    when it could not run (a bad setup, or the model could not be reached or refused the requests:
+    rerunning the same command retries that)."""
     from kcgen.paths import agent
+    from kcgen.redact import redact
     A = agent()
     out = Path(out or Path("runs") / "agent" / f"{target}-{task}-{config}-{model.replace('/', '_')}")
     settings = A.RunSettings(model=model, target=target, task=task, config=config, max_turns=max_turns,
                              thinking=thinking, one_shot=one_shot, out=out, api_base=api_base, trials=trials,
-                             seed=seed)
+                             seed=seed, timeout=timeout, attempts=attempts,
+                             **({"max_tokens": max_tokens} if max_tokens else {}))
     try:
-        run = A.Run(settings, on_event=_print_event)
+        run = A.Run(settings, on_event=_print_event, restart=restart)
     except A.RunError as exc:
-        click.echo(f"error: {exc}", err=True)
+        click.echo(f"error: {redact(str(exc))}", err=True)
         sys.exit(2)
     summary = run.run()
     tag = " [scripted model]" if summary.get("scripted") else ""
     check = summary.get("verification") or {}
+    if summary.get("infrastructure_error") and not summary.get("success"):
+        click.echo(f"could not run: the model {model} could not be reached or refused the request after "
+                   f"{summary['turns']} turns: {summary.get('error')}\n(rerun the same command to retry from there; "
+                   f"trajectory {out / 'trajectory.jsonl'})", err=True)
+        sys.exit(2)
     if summary.get("success"):
         speed = f", speedup {summary['speedup']:.2f}x over the baseline" if summary.get("speedup") else ""
         click.echo(f"success{tag}: {summary['best_cycles']} cycles{speed}, verified on {check.get('trials')} fresh "
@@ -586,7 +606,8 @@ def _print_event(rec: dict, phase: str = "") -> None:
     elif kind == "error":
         click.echo(f"[turn {rec['turn']}] model error: {rec['message'][:200]}")
     elif kind == "resume":
-        click.echo(f"resuming after {rec['turns_done']} turns ({rec['tool_calls_done']} tool calls done)")
+        click.echo(f"resuming after {rec['turns_done']} turns ({rec['tool_calls_done']} tool calls done)"
+                   + (f"; retrying after {rec['retrying'][:200]}" if rec.get("retrying") else ""))
 
 
 @main.command("bench")
@@ -604,10 +625,14 @@ def _print_event(rec: dict, phase: str = "") -> None:
 @click.option("--one-shot", is_flag=True, help="Show each run a correct kernel of another task.")
 @click.option("--max-turns", default=None, type=click.IntRange(1, 200), help="Turn budget (default by level).")
 @click.option("--api-base", default=None, help="Base URL of an OpenAI-compatible server.")
+@click.option("--timeout", default=600.0, type=click.FloatRange(0.1, 86400), show_default=True,
+              help="Seconds to wait for one model request.")
+@click.option("--attempts", default=6, type=click.IntRange(1, 20), show_default=True,
+              help="Requests per model turn (rate limits, 5xx, timeouts retried with backoff).")
 @click.option("--retry-failed", is_flag=True, help="Rerun cells that ended in an error (not unsuccessful ones).")
 @click.option("--dry-run", is_flag=True, help="List the cells (and which would run) without running them.")
 def bench_cmd(models, targets, tasks, configs, trials, workers, executor, ray_address, rundir, thinking, one_shot,
-              max_turns, api_base, retry_failed, dry_run) -> None:
+              max_turns, api_base, timeout, attempts, retry_failed, dry_run) -> None:
     """Run the benchmark matrix: one agent run per (model, target, task, config, trial).
 
     Results go to RUNDIR/results.sqlite and the trajectories to RUNDIR/runs/; rerunning the same
@@ -632,7 +657,8 @@ def bench_cmd(models, targets, tasks, configs, trials, workers, executor, ray_ad
             click.echo(f"{'run ' if c in waiting else 'skip'}  {c.model}  {c.target}  {c.task}  {c.config}  t{c.trial}")
         click.echo(f"{len(cells)} cells: {len(todo)} to run, {skipped} done")
         return
-    options = bench.Options(thinking=thinking, one_shot=one_shot, max_turns=max_turns, api_base=api_base)
+    options = bench.Options(thinking=thinking, one_shot=one_shot, max_turns=max_turns, api_base=api_base,
+                            timeout=timeout, attempts=attempts)
     progress = _run_bench(cells, len(todo), Path(rundir), options, workers or os.cpu_count() or 1, executor,
                           ray_address, retry_failed)
     click.echo(f"results: {Path(rundir) / 'results.sqlite'}  (kcgen report {rundir})")
@@ -654,7 +680,9 @@ def _run_bench(cells, todo: int, rundir: Path, options, workers: int, executor: 
         try:
             progress = bench.run(cells, rundir, options, workers, executor, ray_address, retry_failed, show)
         except bench.BenchError as exc:
-            click.echo(f"error: {exc}", err=True)
+            from kcgen.redact import redact
+            bar.stop()
+            click.echo(f"error: {redact(str(exc))}", err=True)
             sys.exit(2)
         except bench.DatabaseError as exc:
             click.echo(f"error: {exc}", err=True)
@@ -665,7 +693,27 @@ def _run_bench(cells, todo: int, rundir: Path, options, workers: int, executor: 
     per_cell = 1e3 * progress.overhead / max(progress.done, 1)
     click.echo(f"{progress.done} cells run ({progress.successes} successful, {progress.errors} errors), "
                f"{progress.skipped} skipped as done; driver overhead {per_cell:.1f} ms per cell")
+    _print_errors(progress.error_rows)
     return progress
+
+
+def _print_errors(rows: list[dict], show: int = 10) -> None:
+    """Why cells ended in an error: each distinct reason once, with its cells (infrastructure errors
+    first: they are not the model's failures, and --retry-failed reruns them)."""
+    from collections import defaultdict
+    reasons: dict = defaultdict(list)
+    for r in rows:
+        reasons[(r.get("error_kind") or "harness", (r.get("error") or "no reason recorded").splitlines()[0][:300])].append(r)
+    for (kind, why), cells in sorted(reasons.items(), key=lambda kv: (kv[0][0] != "infrastructure", -len(kv[1])))[:show]:
+        where = ", ".join(f"{c['model']} {c['target']} {c['task']} {c['config']} t{c['trial']}" for c in cells[:3])
+        more = f" and {len(cells) - 3} more" if len(cells) > 3 else ""
+        click.echo(f"error ({kind}) in {len(cells)} cell(s) [{where}{more}]: {why}", err=True)
+    if len(reasons) > show:
+        click.echo(f"… and {len(reasons) - show} more reasons: kcgen report shows them all", err=True)
+    if any(r.get("error_kind") == "infrastructure" for r in rows):
+        click.echo("rerun the same command to retry the infrastructure errors (their runs resume)", err=True)
+    if any(r.get("error_kind") != "infrastructure" for r in rows):
+        click.echo("rerun with --retry-failed to run the cells with other errors again", err=True)
 
 
 @main.command("report")

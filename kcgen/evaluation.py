@@ -839,7 +839,10 @@ class Evaluator:
         if self._pool is None:
             import multiprocessing
             from concurrent.futures import ProcessPoolExecutor
-            self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"))
+            from .runlock import die_with_parent
+            # the worker ends with its caller: a kill -9 of `kcgen agent` or a bench worker leaves no orphan
+            self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"),
+                                             initializer=die_with_parent, initargs=(os.getpid(),))
         return self._pool
 
     def evaluate(self, kernel: str, isa_path: str, task_path: str, target: str, config: str = "C1",

@@ -14,6 +14,10 @@ many there were. Every table below counts that way:
   no trial succeeded), and the speedup buckets (>= 2x, 1-2x, < 1x, failed);
 - fraction of the roofline per task and configuration;
 - turns to the first success, and tokens (in / out / reasoning) and cost per run;
+- the runs that could not run (infrastructure errors: the model could not be reached or refused the
+  request), with their reasons: they are not the model's failures and no table counts them; errors
+  of kcgen's own (a tool failure, a worker that died) stay in the tables as failures and are listed
+  with their reasons too;
 - the flagged results (kcgen.verify: much faster than the item's reference kernel, or at or below
   its roofline bound), one line each, for a human to look at; their numbers are in every table
   unchanged.
@@ -107,6 +111,17 @@ def flagged_table(rows: list[dict]) -> Table:
             + (f"{len(body)} result(s) to look at." if body else "none was flagged."))
     return Table("Flagged for a human to look at (suspicious results)",
                  ["model", "target", "task", "config", "trial", "cycles", "speedup", "why", "trajectory"], body, note)
+
+
+def errors_table(rows: list[dict]) -> Table:
+    """Every cell that ended in an error, infrastructure errors first, with its reason."""
+    body = [[r.get("error_kind") or "harness", r["model"], r["target"], r["task"], r["config"], f"t{r['trial']}",
+             (r.get("error") or "no reason recorded").splitlines()[0][:200]]
+            for r in sorted(rows, key=lambda r: (r.get("error_kind") != "infrastructure", r["model"], r["target"],
+                                                 r["task"], r["config"], r["trial"]))]
+    return Table("Errors", ["kind", "model", "target", "task", "config", "trial", "reason"], body,
+                 "infrastructure: the model could not be reached or refused the request (not counted in any table; "
+                 "rerunning the same `kcgen bench` retries it); harness: kcgen's own failure (counted as a failed run).")
 
 
 def success_tables(rows: list[dict]) -> list[Table]:
@@ -279,9 +294,11 @@ def write(rundir: Path, compare: Optional[Path] = None) -> Report:
     """The report of a bench run directory, with a co-design section for every `kcgen codesign` session
     under it (its summary.json); a directory of co-design sessions alone gives that section alone."""
     rundir = Path(rundir)
-    rows, unverified = verified_only([r for r in read_rows(rundir) if r["status"] in ("done", "error")])
+    finished = [r for r in read_rows(rundir) if r["status"] in ("done", "error")]
+    infra = [r for r in finished if r.get("error_kind") == "infrastructure"]
+    rows, unverified = verified_only([r for r in finished if r.get("error_kind") != "infrastructure"])
     sessions = codesign_sessions(rundir)
-    if not rows and not sessions:
+    if not rows and not sessions and not infra:
         raise FileNotFoundError(f"{rundir / 'results.sqlite'} holds no finished runs (and {rundir} no co-design "
                                 f"session's summary.json)")
     tables: list[Table] = []
@@ -294,6 +311,9 @@ def write(rundir: Path, compare: Optional[Path] = None) -> Report:
         b = buckets(rows)
         tables.append(Table("Speedup buckets (cells)", ["model", ">= 2x", "1-2x", "< 1x", "failed"],
                             [[m] + [str(v) for v in b[m].values()] for m in sorted(b)]))
+    errors = errors_table(infra + [r for r in rows if r["status"] == "error"])
+    if errors.rows:
+        tables.append(errors)
     if sessions:
         tables.append(codesign_table(sessions))
     if compare is not None:
@@ -309,6 +329,8 @@ def write(rundir: Path, compare: Optional[Path] = None) -> Report:
             "(OS seeds the model never saw, every value profile)."
             + (f"\n\n**{unverified} run(s) recorded a success without a final verification (runs from before it "
                "existed): counted as failures.**" if unverified else "")
+            + (f"\n\n**{len(infra)} run(s) could not run (infrastructure errors: the model could not be reached "
+               "or refused the request): not counted as failures; see 'Errors' for the reasons.**" if infra else "")
             + (f"\n\n**{len(flagged.rows)} result(s) are flagged as suspicious: see 'Flagged for a human to look "
                "at'.**" if flagged.rows else "")
             + ("\n\n**Scripted (offline) models took part: their results show the harness working, not a "
@@ -329,6 +351,9 @@ def write(rundir: Path, compare: Optional[Path] = None) -> Report:
         text += ("\n" if text else "") + codesign_table(sessions).text()
     if flagged.rows:
         text += f"\n{len(flagged.rows)} flagged result(s) for a human to look at: see the report"
+    if infra:
+        text += (f"\n{len(infra)} run(s) could not run (infrastructure errors, not counted): "
+                 + "; ".join(sorted({(r.get('error') or '?').splitlines()[0][:120] for r in infra})))
     if unverified:
         text += f"\n{unverified} unverified success(es) (runs from before the final verification) counted as failures"
     return Report(md_path, html_path, csv_path, plots, text)

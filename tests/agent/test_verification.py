@@ -50,7 +50,7 @@ def play(kernel: str, seen: list | None = None):
     return complete
 
 
-def settings(tmp_path, model="test/player", task="relu", **kw):
+def settings(tmp_path, model="hosted_vllm/player", task="relu", **kw):
     return A.RunSettings(model=model, target="boom", task=task, out=tmp_path / "run", **kw)
 
 
@@ -107,10 +107,10 @@ def test_a_correct_kernel_is_verified_on_seeds_the_model_never_sees(tmp_path, mo
 
 def test_two_runs_draw_different_seeds_and_a_given_seed_is_kept(tmp_path, monkeypatch):
     monkeypatch.setattr(models, "complete", play(GOOD))
-    a = A.run(A.RunSettings(model="test/player", target="boom", task="relu", out=tmp_path / "a"))
-    b = A.run(A.RunSettings(model="test/player", target="boom", task="relu", out=tmp_path / "b"))
+    a = A.run(A.RunSettings(model="hosted_vllm/player", target="boom", task="relu", out=tmp_path / "a"))
+    b = A.run(A.RunSettings(model="hosted_vllm/player", target="boom", task="relu", out=tmp_path / "b"))
     assert a["seed"] != b["seed"] and a["verification"]["seeds"] != b["verification"]["seeds"]
-    c = A.run(A.RunSettings(model="test/player", target="boom", task="relu", out=tmp_path / "c", seed=77))
+    c = A.run(A.RunSettings(model="hosted_vllm/player", target="boom", task="relu", out=tmp_path / "c", seed=77))
     assert c["seed"] == 77 and c["seed_source"] == "given"
     ev = next(r["evaluation"] for r in trajectory.read(tmp_path / "c" / "trajectory.jsonl") if "evaluation" in r)
     assert ev["seeds"][0] == 77  # evaluation 0 draws from the seed itself (reproducible with kcgen eval --seed)

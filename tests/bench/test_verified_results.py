@@ -64,7 +64,7 @@ def test_a_cell_that_passes_only_by_luck_is_not_a_success(tmp_path, monkeypatch)
                                         "arguments": json.dumps(calls[turn][1])}])
         return A.models.Reply("done", [])
     monkeypatch.setattr(A.models, "complete", complete)
-    row = bench.run_cell(bench.Cell("test/lucky", "boom", "relu", "C1", 1), tmp_path, bench.Options(trials=1))
+    row = bench.run_cell(bench.Cell("hosted_vllm/lucky", "boom", "relu", "C1", 1), tmp_path, bench.Options(trials=1))
     assert row["status"] == "done" and row["loop_best_cycles"], row  # it passed its in-loop evaluation
     assert row["success"] == 0 and row["verified"] == 0 and row["best_cycles"] is None
     assert len(json.loads(row["verification_seeds"])) >= 10
