@@ -313,7 +313,7 @@ class Run:
             messages = self._resume(records, state, retry)
         else:
             system = prompt.system_prompt(s.target, self.docs_markdown, self.max_turns,
-                                          self._one_shot() if s.one_shot else None)
+                                          self._one_shot() if s.one_shot else None, spec=self.spec)
             task_text = prompt.task_message(self.statement) + (f"\n\n{s.note}" if s.note else "")
             if s.codesign:
                 from .codesign_tools import GUIDE
