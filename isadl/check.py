@@ -27,6 +27,11 @@ TIMING_PROPS = {
             "clock_mhz", "fetch_width", "commit_width"},
     "vliw": {"issue_width", "branch_delay", "delay_slots", "exposed", "mem_latency", "load_latency", "clock_mhz"},
 }
+# the properties the simulators' timing reads; the others are recorded (documentation, a future model) and
+# say so in the generated docs (tests/sim/test_timing.py checks that they change nothing)
+TIMING_MODELLED = {"inorder": {"issue_width", "branch_penalty"},
+                   "ooo": {"width", "rob", "mispredict_penalty", "commit_width"},
+                   "vliw": {"branch_delay", "delay_slots", "exposed"}}
 TIMING_REQUIRED = {"ooo": ("width", "rob")}
 # caches and branch predictors of a timing section: property -> (least value, or None for a name; must be a
 # power of two)

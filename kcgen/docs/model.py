@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Union
 
-from isadl.check import Spec
+from isadl.check import TIMING_MODELLED, Spec
 from isadl.printer import type_ref
 
 from . import encoding, facts, semantics
@@ -332,8 +332,10 @@ class _Builder:
         self.add(Para(("Model: ", Code(t.model), f" ({model}).")))
         self.table(("Unit", "Options", "Description"),
                    [(Code(u.name), facts.unit_options(self.spec, u) or "-", facts.one_line(u.doc)) for u in t.units])
-        self.table(("Property", "Value"),
-                   [(Code(p.name), Code(facts.value_text(self.spec, p.value))) for p in t.props])
+        modelled = TIMING_MODELLED.get(t.model, set())
+        self.table(("Property", "Value", "Simulated"),
+                   [(Code(p.name), Code(facts.value_text(self.spec, p.value)),
+                     "yes" if p.name in modelled else "no: recorded, the simulators ignore it") for p in t.props])
         self.prose(t.doc)
         if self.isa.slots:
             self.add(Para(("Issue slots:",)))

@@ -365,3 +365,31 @@ def test_ooo_matches_its_statement_on_random_programs(seed):
     source = "\n".join(text.get(op, op + " r{0}, r{1}, r{2}").format(rd, rs1, rs2) for op, rd, rs1, rs2 in program)
     expected = _ooo_reference(program + [("halt", 0, 0, 0)], rob)
     assert cycles(OOO_MEM, source + "\nhalt", (("ROB", rob),)) == expected
+
+
+# ---- the properties a timing section records but no simulator reads ---------------------------------------
+RECORDED = [("boom", "fetch_width = FETCH_WIDTH", "fetch_width = 3"), ("boom", "iq = INT_IQ", "iq = 5"),
+            ("boom", "lsq = LDQ", "lsq = 7"), ("plena", "clock_mhz = 1000", "clock_mhz = 500"),
+            ("plena", "dma_latency = HBM_LATENCY", "dma_latency = 3"),
+            ("plena", "hbm_bytes_per_cycle = HBM_BYTES_PER_CYCLE", "hbm_bytes_per_cycle = 5"),
+            ("amdnpu", "load_latency = LOAD_LAT", "load_latency = 3")]
+
+
+@pytest.mark.parametrize("target,prop,changed", RECORDED)
+def test_a_recorded_timing_property_changes_nothing(target, prop, changed):
+    """docs/isadl.md section 8: the generated simulator is the same whatever the value of a property the
+    model does not read, and the generated docs say it is not simulated."""
+    from isadl.check import TIMING_MODELLED
+    from kcgen.paths import TARGETS
+    from kcgen.sim.cgen import CGen
+    path = TARGETS / f"{target}.isa"
+    text = path.read_text(encoding="utf-8")
+    assert text.count(prop) == 1
+    spec = isadl.load(path)
+    name = prop.split()[0]
+    assert name not in TIMING_MODELLED[spec.isa.timing.model]
+    variant = isadl.load_text(text.replace(prop, changed), str(path))
+    assert CGen(spec).generate_files() == CGen(variant).generate_files()
+    from kcgen.docs import render_markdown
+    row = next(line for line in render_markdown(spec).splitlines() if line.startswith(f"| `{name}` |"))
+    assert row.endswith("| no: recorded, the simulators ignore it |"), row
