@@ -93,17 +93,9 @@ def test_a_bench_worker_dies_with_its_killed_driver(tmp_path):
             while not srv.requests and time.monotonic() < deadline:  # the worker is busy in a model call
                 time.sleep(0.05)
             assert srv.requests, driver.stderr.read1().decode()[-2000:]
-            driver.kill()
-            driver.wait(timeout=10)
-            deadline = time.monotonic() + 10
-            while _state(worker) not in ("gone", "Z", "X") and time.monotonic() < deadline:
-                time.sleep(0.1)
-            assert _state(worker) in ("gone", "Z", "X"), "the worker outlived its driver"
+            _kill_and_wait_for(driver, worker, "the worker outlived its driver")
         finally:
-            if driver.poll() is None:
-                driver.kill()
-            if worker is not None and _state(worker) not in ("gone", "Z", "X"):
-                os.kill(worker, signal.SIGKILL)  # only the process this test started
+            _clean_up(driver, worker)
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
@@ -113,14 +105,23 @@ def test_an_evaluator_worker_dies_with_its_killed_caller():
     worker = None
     try:
         worker = int(caller.stdout.readline())
-        caller.kill()
-        caller.wait(timeout=10)
-        deadline = time.monotonic() + 10
-        while _state(worker) not in ("gone", "Z", "X") and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert _state(worker) in ("gone", "Z", "X"), "the evaluator worker outlived the process that started it"
+        _kill_and_wait_for(caller, worker, "the evaluator worker outlived the process that started it")
     finally:
-        if caller.poll() is None:
-            caller.kill()
-        if worker is not None and _state(worker) not in ("gone", "Z", "X"):
-            os.kill(worker, signal.SIGKILL)  # only the process this test started
+        _clean_up(caller, worker)
+
+
+def _kill_and_wait_for(parent, worker: int, message: str) -> None:
+    """kill -9 `parent`; its worker must be gone (or a zombie) within 10 s."""
+    parent.kill()
+    parent.wait(timeout=10)
+    deadline = time.monotonic() + 10
+    while _state(worker) not in ("gone", "Z", "X") and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _state(worker) in ("gone", "Z", "X"), message
+
+
+def _clean_up(parent, worker) -> None:
+    if parent.poll() is None:
+        parent.kill()
+    if worker is not None and _state(worker) not in ("gone", "Z", "X"):
+        os.kill(worker, signal.SIGKILL)  # only the process this test started
