@@ -74,10 +74,12 @@ def assert_halted_early(r):
 
 
 # ---- amdnpu kernels ---------------------------------------------------------------------------------------
-# relu C1: x = bf16[256] at dm 0x2000 (p0), y = bf16[256] at dm 0x9000 (p1), scratch dm[0xf000..0x10000),
-# program image dm[0..0x2000). vmax_lt writes its comparison mask into r16, which the ABI preserves: the
-# honest kernel keeps the caller's r16 in r28 (not preserved) and puts it back before `done`.
+# relu C1: x = bf16[256] at dm 0x4000 (p0), y = bf16[256] at dm 0x9000 (p1), scratch dm[0xf000..0x10000),
+# program image dm[0..0x4000). vmax_lt writes its comparison mask into r16, which the ABI preserves: the
+# honest kernel keeps the caller's r16 in r28 (not preserved) and puts it back before `done`. Nothing waits
+# for a result on amdnpu (an exposed pipeline): the kernels leave a load 7 cycles before its first reader.
 ONES = ("ones:\n    .short " + ", ".join(["16256"] * 16) + "\n")  # 16 x bf16 1.0: a store that surely changes memory
+LANDS = "    nop                        // the load lands 7 cycles after it issues\n" * 6
 
 
 def relu(before_done: str = "", data: str = "", keep_r16: bool = True) -> str:
@@ -85,14 +87,16 @@ def relu(before_done: str = "", data: str = "", keep_r16: bool = True) -> str:
     `data` (labels in .data, 32-byte aligned) appended."""
     return (".text\n"
             + ("    mov r28, r16               // r16 is callee-saved and vmax_lt overwrites it\n" if keep_r16 else "")
-            + "    movxm p0, #8192            // x\n"
+            + "    movxm p0, #16384           // x\n"
               "    movxm p1, #36864           // y\n"
               "    vsub.16 x11, x11, x11      // zeros\n"
               "    movxm r1, #8               // 8 x 32 elements\n"
               "loop:\n"
               "    vlda wl0, [p0], #32\n"
               "    vlda wh0, [p0], #32\n"
-              "    vmax_lt.bf16 x4, r16, x0, x11\n"
+            + LANDS
+            + "    vmax_lt.bf16 x4, r16, x0, x11\n"
+              "    nop                        // vmax_lt's result lands 2 cycles after it issues\n"
               "    vst wl4, [p1], #32\n"
               "    vst wh4, [p1], #32\n"
               "    add r1, r1, #-1\n"
@@ -122,6 +126,7 @@ def test_amdnpu_constant_softmax_fails_every_time():
               "    movxm p1, #36864\n"
               "    movxm p2, #inv64\n"
               "    vlda wl0, [p2, #0]\n"
+              + LANDS +
               "    movxm r1, #16              // 16 stores of 16 elements = y\n"
               "loop:\n"
               "    vst wl0, [p1], #32\n"
@@ -140,15 +145,17 @@ def test_amdnpu_clobbered_input_is_a_violation():
     """Cheat: the right y, then 32 bytes of 1.0 over x[0..16)."""
     kernel = relu("    movxm p2, #ones\n"
                   "    vlda wl5, [p2, #0]\n"
-                  "    movxm p2, #8192            // x\n"
+                  "    movxm p2, #16384           // x\n"
+                  + LANDS +
                   "    vst wl5, [p2, #0]\n", ONES)
-    assert_violation(run(kernel, "amdnpu", "relu"), "memory integrity", "dm", "0x2000", "input x")
+    assert_violation(run(kernel, "amdnpu", "relu"), "memory integrity", "dm", "0x4000", "input x")
 
 
 def test_amdnpu_vector_store_past_the_output_is_a_violation():
     """Cheat: the right y, then one vector store right after y (p1 ends at 0x9200)."""
     kernel = relu("    movxm p2, #ones\n"
                   "    vlda wl5, [p2, #0]\n"
+                  + LANDS +
                   "    vst wl5, [p1, #0]          // y + 512 bytes\n", ONES)
     assert_violation(run(kernel, "amdnpu", "relu"), "memory integrity", "dm", "0x9200",
                      "0 bytes past the end of output y")
@@ -161,6 +168,7 @@ def test_amdnpu_stray_stores_elsewhere_are_violations(address, where):
     kernel = relu("    movxm p2, #ones\n"
                   "    vlda wl5, [p2, #0]\n"
                   f"    movxm p2, #{address}\n"
+                  + LANDS +
                   "    vst wl5, [p2, #0]\n", ONES)
     assert_violation(run(kernel, "amdnpu", "relu"), "memory integrity", hex(address), where)
 
@@ -248,6 +256,7 @@ def test_amdnpu_lookup_table_for_one_seed_fails_on_fresh_seeds():
               "loop:\n"
               "    vlda wl0, [p2], #32\n"
               "    vlda wh0, [p2], #32\n"
+              + LANDS[:-len(LANDS) // 6] +  # 5: the first store is 7 cycles after the first load
               "    vst wl0, [p1], #32\n"
               "    vst wh0, [p1], #32\n"
               "    add r1, r1, #-1\n"
@@ -269,18 +278,20 @@ def test_amdnpu_outputs_of_a_previous_evaluation_do_not_count():
 
 
 def test_amdnpu_image_overlapping_a_tensor_is_an_error():
-    """Cheat: a .data section padded (.p2align 14: 16 KiB) until it runs over y."""
+    """Cheat: a .data section padded (.p2align 14: 16 KiB) until it runs over a tensor (x)."""
     r = run(relu(data="    .byte 1\n    .p2align 14\n    .byte 2\n"), "amdnpu", "relu")
     assert not r.correct and r.error and "overlaps tensor" in r.error, r.summary()
 
 
 def test_amdnpu_image_past_the_abi_image_area_is_an_error():
-    """Cheat: a table placed at dm 0x4000 (.p2align 14) that misses the C1 tensors."""
+    """Cheat: a table placed at dm 0x10000 (.p2align 16), past the 16 KiB image area, in the neighbours'
+    memory the ABI gives the tensors that do not fit, missing the C1 tensors (x at 0x4000..0x4200, y at
+    0x9000). (In the inputs region every such section overlaps x: the inputs are packed from its start.)"""
     kernel = relu("    movxm p2, #far\n"
-                  "    vst wl4, [p2, #0]          // its own .data, 16 KiB up\n",
-                  "    .p2align 14\nfar:\n    .short " + ", ".join(["0"] * 16) + "\n")
+                  "    vst wl4, [p2, #0]          // its own .data, 64 KiB up\n",
+                  "    .p2align 16\nfar:\n    .short " + ", ".join(["0"] * 16) + "\n")
     r = run(kernel, "amdnpu", "relu")
-    assert not r.correct and r.error and "lies in the ABI's region inputs" in r.error, r.summary()
+    assert not r.correct and r.error and "lies in the ABI's region neighbours" in r.error, r.summary()
 
 
 # ---- resource bounds: in a child process with a 1.5 GiB address-space limit, so that an assembler without
