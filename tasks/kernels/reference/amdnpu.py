@@ -6,7 +6,7 @@ What changes against the baseline:
 * Every basic block goes through a list scheduler (`schedule`) that packs the operations into
   bundles: loads on both load units (vlda becomes vldb when unit A is taken), MACs, moves/shuffles,
   stores and scalar work in the same bundle, each operation as early as its operands' latencies
-  (loads 7, MACs 6, the rest 1) and the slots allow. The scheduler keeps every register
+  (targets/amdnpu.isa's, forwarding paths included) and the slots allow. The scheduler keeps every register
   dependence (read after write, write after read, write after write, in strictly later bundles),
   the order of stores against loads and other stores (unless both carry memory tags, `// @array`
   or `// @array:lo:hi`, that prove them disjoint), and the accumulator forwarding of MAC chains.
@@ -132,14 +132,33 @@ class _Op:
                     self.postmod_ptrs |= set(_REG.findall(o))
         self.load = mn in _LOADS
         self.store = mn in _STORES
-        self.latency = 7 if self.load else 6 if mn in _MACS else 1
+        self.latency, self.bypass = _timing().get(mn, (1, None))
 
     def lat_to(self, reg: str, consumer: "_Op") -> int:
         if reg in self.postmod_ptrs:
             return 1
-        if self.mn in _MACS and reg in consumer.acc_in:
-            return 1
+        if self.bypass is not None and self.bypass == consumer.bypass:  # a forwarding path (bypass NAME N)
+            return max(1, self.latency - self.bypass[1])
         return self.latency
+
+
+_TIMING: dict = {}
+
+
+def _timing() -> dict:
+    """mnemonic -> (result latency, forwarding path (name, cycles saved) or None), from targets/amdnpu.isa
+    (the longest latency of the instructions a mnemonic names; their path when they all share one)."""
+    if not _TIMING:
+        import isadl
+        spec = isadl.load("amdnpu")
+        for s in spec.instructions.values():
+            lat = s.insn.latency if s.insn.latency is not None else s.insn.cycles
+            lat = int(spec.params_eval(lat)) if lat is not None else 1
+            path = (s.insn.bypass, s.insn.bypass_cycles) if s.insn.bypass else None
+            old = _TIMING.get(s.template.mnemonic)
+            _TIMING[s.template.mnemonic] = (lat, path) if old is None else (max(old[0], lat),
+                                                                              path if old[1] == path else None)
+    return _TIMING
 
 
 def _vldb_ok(op: _Op) -> bool:
@@ -268,8 +287,9 @@ def schedule(text: str, preserve: bool | None = None) -> str:
 # ---- per-task reference generators -------------------------------------------------------------------
 def gen_scheduled(name):
     """The baseline template, packed: the baseline itself (kcgen.schedule's packing, which waits for
-    every latency) where it is packed, else this module's scheduler (which leans on the simulator's
-    interlocks, as every reference here does). A reference is never slower than its baseline."""
+    every latency) where it is packed, else this module's scheduler (latencies within a block; reads
+    across a label that come early get nops from generate()). A reference is never slower than its
+    baseline."""
     def gen(task, cfg, layout, spec):
         text = B.generate_raw(task, cfg, layout, spec)
         return None if text is None else packed_or_scheduled(B.preserve(text), lambda: schedule(text), spec)
