@@ -64,8 +64,11 @@ def test_clobbered_input_fails(target):
     r = run(target, relu_loop(body="        sw      zero, 0(a0)"))
     assert not r.correct and r.match_rate == 1.0
     assert "memory integrity" in r.violation and "(input x)" in r.violation
-    x = int(r.violation.split(" from ")[1].split()[0], 16)
-    assert x == layout_for(SPECS[target], RELU, target, "C1").placements["x"].address
+    # the diagnosis names the first byte that changed: the first nonzero byte of x in that trial (x[0]'s
+    # first byte unless it already was 0 -- 1 in 256 for coral's random f32, seen in CI -- or x[0] was 0.0)
+    changed = int(r.violation.split(" from ")[1].split()[0], 16)
+    x = layout_for(SPECS[target], RELU, target, "C1").placements["x"]
+    assert x.address <= changed < x.address + 4 * 256, (hex(changed), hex(x.address))
 
 
 @pytest.mark.parametrize("target", TARGETS)
