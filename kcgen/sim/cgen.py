@@ -1291,7 +1291,9 @@ class CGen:
             lines += ["    uint64_t x_clock, x_due;", "    uint32_t x_n;",
                       f"    uint64_t x_at[{self.x_depth}];", f"    uint32_t x_file[{self.x_depth}];",
                       f"    uint64_t x_reg[{self.x_depth}];", f"    uint64_t x_early[{self.x_depth}];",
-                      f"    uint32_t x_byp[{self.x_depth}];", f"    uint8_t x_val[{self.x_depth}][{width}];"]
+                      f"    uint32_t x_byp[{self.x_depth}];",
+                      # a result's value stays in its slot; x_slot[0..x_n) are the queue's, the rest free
+                      f"    uint32_t x_slot[{self.x_depth}];", f"    uint8_t x_val[{self.x_depth}][{width}];"]
         if self.delay_slots:  # a taken jump waiting for its delay slots (redirect_c); cleared by reset
             lines += ["    uint64_t br_target;", "    uint64_t br_left;"]
         for st in self.L.stores.values():
@@ -1611,7 +1613,7 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
     def meta(self) -> dict:
         """What the Python side needs to drive the compiled simulator (stored beside it in the cache)."""
         return {"prefix": self.P, "isa": self.spec.isa.name, "generator": GENERATOR_VERSION, "delay_slots": self.delay_slots,
-                "exposed": self.exposed,
+                "exposed": self.exposed, "x_depth": self.x_depth if self.exposed else 0,
                 "ops": ["<illegal>"] + self.names, "units": self.units,
                 "unit_copies": [self._copies(u) for u in self.units], "tracked": sorted(self.tracked),
                 "block_shift": BLOCK_SHIFT, "granule": self.granule, "max_ops": self.max_ops,
@@ -2036,7 +2038,7 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
                     "    uint32_t e = s->x_n++;",
                     f"    s->x_at[e] = s->x_clock + lat; s->x_file[e] = {fid}; s->x_reg[e] = n;",
                     "    s->x_byp[e] = byp; s->x_early[e] = s->x_clock + (lat > saves ? lat - saves : 1);",
-                    f"    kc_xget_{file}(s, n, s->x_val[e]);",
+                    f"    kc_xget_{file}(s, n, s->x_val[s->x_slot[e]]);",
                     f"    kc_xput_{file}(s, n, old);",
                     "    if (s->x_at[e] < s->x_due) s->x_due = s->x_at[e];", "}",
                     f"/* a reader on forwarding path `byp`: the newest result in flight on that path that reaches it */",
@@ -2046,29 +2048,35 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
                     f"        if (s->x_file[e] == {fid} && s->x_reg[e] == n && s->x_byp[e] == byp && s->x_early[e] <= s->x_clock &&",
                     "            (b == s->x_n || s->x_at[e] >= s->x_at[b])) b = e;",
                     f"    if (b == s->x_n || !kc_xget_{file}(s, n, save)) return 0;",
-                    f"    kc_xput_{file}(s, n, s->x_val[b]);",
+                    f"    kc_xput_{file}(s, n, s->x_val[s->x_slot[b]]);",
                     "    return 1;", "}"]
-        out += ["/* Write every result due by `upto`, earliest due first, in issue order among equals. */",
+        out += ["/* Write every result due by `upto`, earliest due first, in issue order among equals; the rest",
+                "   keep their order, and the value slots of the written ones are free again (after x_n in x_slot). */",
                 "static void kc_xcommit(kc_s *restrict s, uint64_t upto) {",
-                "    for (;;) {",
-                "        uint32_t b = s->x_n;",
-                "        for (uint32_t e = 0; e < s->x_n; e++)",
-                "            if (s->x_at[e] <= upto && (b == s->x_n || s->x_at[e] < s->x_at[b])) b = e;",
-                "        if (b == s->x_n) break;",
+                f"    uint32_t due[{self.x_depth}], freed[{self.x_depth}], nd = 0, keep = 0;",
+                "    for (uint32_t e = 0; e < s->x_n; e++) {",
+                "        if (s->x_at[e] > upto) continue;",
+                "        uint32_t k = nd++;  /* insertion by due cycle: stable, so issue order among equals */",
+                "        while (k > 0 && s->x_at[due[k - 1]] > s->x_at[e]) { due[k] = due[k - 1]; k--; }",
+                "        due[k] = e;",
+                "    }",
+                "    for (uint32_t i = 0; i < nd; i++) {",
+                "        uint32_t b = due[i];",
                 "        switch (s->x_file[b]) {"]
-        out += [f"        case {fid}: kc_xput_{file}(s, s->x_reg[b], s->x_val[b]); break;" for fid, file in enumerate(files)]
+        out += [f"        case {fid}: kc_xput_{file}(s, s->x_reg[b], s->x_val[s->x_slot[b]]); break;"
+                for fid, file in enumerate(files)]
         out += ["        }",
-                "        uint32_t rest = s->x_n - b - 1;",
-                "        memmove(&s->x_at[b], &s->x_at[b + 1], rest * sizeof s->x_at[0]);",
-                "        memmove(&s->x_file[b], &s->x_file[b + 1], rest * sizeof s->x_file[0]);",
-                "        memmove(&s->x_reg[b], &s->x_reg[b + 1], rest * sizeof s->x_reg[0]);",
-                "        memmove(&s->x_early[b], &s->x_early[b + 1], rest * sizeof s->x_early[0]);",
-                "        memmove(&s->x_byp[b], &s->x_byp[b + 1], rest * sizeof s->x_byp[0]);",
-                "        memmove(&s->x_val[b], &s->x_val[b + 1], rest * sizeof s->x_val[0]);",
-                "        s->x_n--;",
                 "    }",
                 "    s->x_due = UINT64_MAX;",
-                "    for (uint32_t e = 0; e < s->x_n; e++) if (s->x_at[e] < s->x_due) s->x_due = s->x_at[e];",
+                "    for (uint32_t e = 0; e < s->x_n; e++) {",
+                "        if (s->x_at[e] <= upto) { freed[e - keep] = s->x_slot[e]; continue; }",
+                "        s->x_at[keep] = s->x_at[e]; s->x_file[keep] = s->x_file[e]; s->x_reg[keep] = s->x_reg[e];",
+                "        s->x_early[keep] = s->x_early[e]; s->x_byp[keep] = s->x_byp[e]; s->x_slot[keep] = s->x_slot[e];",
+                "        if (s->x_at[keep] < s->x_due) s->x_due = s->x_at[keep];",
+                "        keep++;",
+                "    }",
+                "    for (uint32_t i = 0; i < nd; i++) s->x_slot[keep + i] = freed[i];",
+                "    s->x_n = keep;",
                 "}", ""]
         return out
 

@@ -15,6 +15,7 @@ overwrites it).
 """
 from __future__ import annotations
 
+import weakref
 from typing import Optional
 
 from isadl import ir
@@ -64,12 +65,25 @@ class _Model:
         return ((rf.asm if rf is not None and rf.asm else file + "{n}")).replace("{n}", str(index))
 
 
+_MODELS: dict[int, tuple] = {}  # id(spec) -> (a weak reference to the spec, its _Model)
+
+
+def _model(spec: Spec) -> _Model:
+    """The spec's _Model, built once (40 ms for amdnpu: every assembly of a kernel asks for it)."""
+    hit = _MODELS.get(id(spec))
+    if hit is not None and hit[0]() is spec:
+        return hit[1]
+    m = _Model(spec)
+    _MODELS[id(spec)] = (weakref.ref(spec, lambda _, k=id(spec): _MODELS.pop(k, None)), m)
+    return m
+
+
 def stale_reads(spec: Spec, program, path: str, source: Optional[str] = None,
                 limit: Optional[int] = MAX_WARNINGS) -> list[Diagnostic]:
     """Warnings for the reads of `program` that an exposed pipeline makes before the value is
     written, located at the reading operation (`file:line:col: warning: ...`); past `limit` of them
     (None: no limit) one more that counts the rest."""
-    m = _Model(spec)
+    m = _model(spec)
     text = program.sections.get(".text")
     if text is None:
         return []

@@ -184,8 +184,9 @@ class Simulator:
         if self.meta.get("delay_slots"):
             s.br_left = 0  # no jump waiting for its delay slots
         if self.meta.get("exposed"):
-            s.x_n = s.x_clock = 0  # no result in flight
+            s.x_n = s.x_clock = 0  # no result in flight: every value slot free
             s.x_due = 2 ** 64 - 1
+            s.x_slot[0:self.meta["x_depth"]] = list(range(self.meta["x_depth"]))
         for arr in self._timing:
             arr[...] = 0
         for off, words in kept:
