@@ -508,6 +508,15 @@ class _Check:
                 if it.value < 0:
                     self.error(it.loc, f"enum {e.name}: value {it.value} must not be negative")
                 names.add(it.name)
+            if e.numbers:
+                m = re.fullmatch(r"u([0-9]+)", e.numbers)
+                if m is None or not 1 <= int(m.group(1)) <= 64:
+                    self.error(e.loc, f"enum {e.name}: '{e.numbers}' must be uN (the numbers it accepts besides "
+                                      f"its names), N from 1 to 64")
+                else:
+                    for it in e.items:
+                        if it.value >= 1 << int(m.group(1)):
+                            self.error(it.loc, f"enum {e.name}: value {it.value} does not fit {e.numbers}")
             self.enums[e.name] = e
 
     # ---- formats, slots, timing ------------------------------------------------------------------------
@@ -714,7 +723,8 @@ class _Check:
         elif op.kind in self.enums:
             e = self.enums[op.kind]
             top = max((it.value for it in e.items), default=0)
-            spec = OperandSpec(op.name, "enum", max(1, top.bit_length()), False, op.kind)
+            width = int(e.numbers[1:]) if re.fullmatch(r"u[0-9]+", e.numbers) else max(1, top.bit_length())
+            spec = OperandSpec(op.name, "enum", width, False, op.kind)
         else:
             known = set(self.regs) | set(self.enums) | {rc.name for rc in self.isa.regclasses} | {"i12", "u5", "pcrel13"}
             self.error(col, f"operand {op.name}: unknown kind '{op.kind}' (a register file, register class, "

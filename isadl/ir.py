@@ -350,6 +350,9 @@ class Enum:
     items: tuple[EnumItem, ...]
     doc: str = ""
     loc: Loc = _loc()
+    # "uN" for an open enum (`enum csr: u12 {...}`): any N-bit number is accepted too, the names
+    # being spellings of some of them (GNU as's CSR operands); "" for a closed enum.
+    numbers: str = ""
 
 
 @dataclass(frozen=True)

@@ -519,10 +519,10 @@ class _Builder(Transformer):
 
     @v_args(meta=True)
     def enum(self, meta, c):
-        name, *items = c
+        name, numbers, *items = c
         doc = items.pop()
         return ("enums", ir.Enum(str(name), tuple(i for i in items if isinstance(i, ir.EnumItem)),
-                                 unquote(doc) if doc else "", self.loc(name)), meta)
+                                 unquote(doc) if doc else "", self.loc(name), str(numbers) if numbers else ""), meta)
 
     def enum_item(self, c):
         name, value = c

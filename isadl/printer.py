@@ -302,7 +302,7 @@ def print_isa(isa: ir.ISA) -> str:
             out(head)
     for e in isa.enums:
         items = ", ".join(f"{it.name if _is_name(it.name) else quote(it.name)} = {it.value}" for it in e.items)
-        out(f"enum {e.name} {{ {items} }}{_opt_doc(e.doc)}")
+        out(f"enum {e.name}{': ' + e.numbers if e.numbers else ''} {{ {items} }}{_opt_doc(e.doc)}")
     for s in isa.slots:
         out(f"slot {s.name}({s.width})" + (f" nop {s.nop}" if s.nop else "") + _opt_doc(s.doc))
     for f in isa.formats:
