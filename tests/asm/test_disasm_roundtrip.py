@@ -253,3 +253,99 @@ def test_every_bundle_reassembles(target, data):
 OBJDUMP = shutil.which("riscv64-unknown-elf-objdump")
 OBJCOPY = shutil.which("riscv64-unknown-elf-objcopy")
 MARCH = {"coral": "rv32imfv_zicsr_zifencei_zbb", "boom": "rv64imfd_zicsr_zifencei"}
+AS = shutil.which("riscv64-unknown-elf-as")
+GNU_MARCH = {"coral": ("rv32imf_zve32x_zicsr_zifencei_zbb", "ilp32"), "boom": ("rv64imfd_zicsr_zifencei", "lp64d")}
+_OBJDUMP_LINE = re.compile(r"^\s*([0-9a-f]+):\s+([0-9a-f]{8})\s+(.*)$")
+
+
+def objdump_texts(target: str, words: list[int], workdir: Path) -> list[str]:
+    """objdump -M no-aliases of each word (assembled with .insn, so the ELF attributes name the
+    extensions), in order."""
+    march, abi = GNU_MARCH[target]
+    src, obj = workdir / "w.s", workdir / "w.o"
+    src.write_text("".join(f".insn {w:#010x}\n" for w in words))
+    subprocess.run([AS, f"-march={march}", f"-mabi={abi}", "-o", str(obj), str(src)], check=True,
+                   capture_output=True, text=True)
+    out = subprocess.run([OBJDUMP, "-d", "-M", "no-aliases", str(obj)], check=True, capture_output=True,
+                         text=True).stdout
+    texts = [m.group(3) for m in map(_OBJDUMP_LINE.match, out.splitlines()) if m]
+    assert len(texts) == len(words), out
+    return texts
+
+
+def normalized(text: str) -> list:
+    """Tokens of an instruction's text: numbers as values (objdump writes branch targets as bare hex
+    followed by <symbol+offset>, immediates in hex or decimal), names in lower case."""
+    text = re.sub(r"\s*#.*$", "", text)
+    m = re.match(r"^(\S+)\s+(.*?)([0-9a-f]+) <[^>]*>$", text)
+    if m:
+        text = f"{m.group(1)} {m.group(2)}0x{m.group(3)}"
+    head, *rest = text.strip().split(None, 1)
+    rest = rest[0] if rest else ""
+    out: list = [head.lower()]
+    for tok in re.split(r"[,()\s]+", rest):
+        if not tok:
+            continue
+        try:
+            out.append(int(tok, 0))
+        except ValueError:
+            out.append(tok.lower())
+    return out
+
+
+def ours_text(target: str, word: int, address: int) -> tuple[str, str]:
+    d = dis(target)
+    (decoded,) = d.decode(word.to_bytes(4, d.order), address)
+    if not decoded.ok:
+        return "", ""
+    name, vals = decoded.ops[0]
+    xlen = 32 if target == "coral" else 64  # objdump writes a target below 0 as an unsigned address
+    targets = {vals[b.operand.name]: hex(vals[b.operand.name] % (1 << xlen)) for b in d.encs[name].bindings
+               if b.operand.kind == "pcrel"}
+    return name, d.format_op(name, vals, targets, address, 4)
+
+
+def agrees(target: str, name: str, ours: list, gnu: list) -> bool:
+    if ours == gnu:
+        return True
+    spec_ops = dis(target).encs[name].insn.operands
+    # A CSR without a name here (one the target does not implement) is a number for us, a name for objdump.
+    if "csr" in spec_ops and len(ours) == len(gnu):
+        return all(a == b or (isinstance(a, int) and isinstance(b, str)) for a, b in zip(ours, gnu))
+    return False
+
+
+# GNU prints these encodings under another name even with -M no-aliases (its table marks them as
+# instructions of their own): (our text, objdump's mnemonic).
+OBJDUMP_OWN_NAMES = {("csrrw zero, cycle, zero", "unimp")}
+
+
+@pytest.mark.skipif(not (AS and OBJDUMP), reason="GNU binutils for RISC-V missing: "
+                    "apt-get install -y binutils-riscv64-unknown-elf")
+@pytest.mark.parametrize("target", ["coral", "boom"])
+def test_disassembly_text_agrees_with_objdump(target, capsys):
+    import random
+    rnd = random.Random(21)
+    d = dis(target)
+    words = []
+    for name in instructions(target):
+        e = d.encs[name]
+        for _ in range(3):
+            words.append((rnd.getrandbits(32) & ~e.insn.mask) | e.insn.match)
+    with tempfile.TemporaryDirectory() as tmp:
+        gnu = objdump_texts(target, words, Path(tmp))
+    equal = reserved = 0
+    differ = []
+    for k, (word, g) in enumerate(zip(words, gnu)):
+        name, text = ours_text(target, word, 4 * k)
+        if not text:
+            reserved += 1  # no instruction for us (a reserved value): objdump prints its best guess
+            continue
+        if agrees(target, name, normalized(text), normalized(g)) or (text, g.split()[0]) in OBJDUMP_OWN_NAMES:
+            equal += 1
+        else:
+            differ.append(f"{word:#010x}: ours {text!r} objdump {g!r}")
+    with capsys.disabled():
+        print(f"\n{target}: {equal} of {len(words) - reserved} random words disassemble as objdump does "
+              f"({reserved} reserved encodings left out)")
+    assert not differ, "\n".join(differ[:40])
