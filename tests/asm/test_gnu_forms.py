@@ -20,8 +20,9 @@ from pathlib import Path
 
 import pytest
 
-import isadl
-from kcgen.asm import Assembler, AsmError
+from kcgen.asm import AsmError
+
+from . import common
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = Path(__file__).resolve().parent / "gnu_forms"
@@ -42,13 +43,9 @@ def probes(target: str) -> list[str]:
     return lines
 
 
-_ASM: dict = {}
-
-
-def ours(target: str) -> Assembler:
-    if target not in _ASM:
-        _ASM[target] = Assembler(isadl.load(ROOT / "targets" / f"{target}.isa"))
-    return _ASM[target]
+for _t in TARGETS:  # the shared helpers look ISAs up by name
+    common.FIXTURES.setdefault(_t, ROOT / "targets" / f"{_t}.isa")
+ours = common.assembler
 
 
 def gnu_text(text: str, target: str, bases: dict[str, int], workdir: Path) -> bytes | str:
