@@ -369,3 +369,12 @@ def test_disassembly_text_agrees_with_objdump(target, capsys):
         print(f"\n{target}: {equal} of {len(words) - reserved} random words disassemble as objdump does "
               f"({reserved} reserved encodings left out)")
     assert not differ, "\n".join(differ[:40])
+
+
+@pytest.mark.parametrize("text", ["vle8.v v1, (a0)", "vse32.v v2, (a1)", "vle8.v v1, (a0), v0.t",
+                                  "vlm.v v1, (a0)", "vlse16.v v1, (a0), a1", "vluxei8.v v1, (a0), v2"])
+def test_vector_memory_text_keeps_its_parenthesis(text):
+    """`kcgen disasm coral` printed `vle8.v v1, (a0` for an unmasked unit-stride access: the
+    closing parenthesis went with the omitted mask operand."""
+    word = asm("coral").assemble(text + "\n", "v.s").text.data
+    assert dis("coral").source(bytes(word), 0).strip() == text

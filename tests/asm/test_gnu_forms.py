@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from kcgen.asm import AsmError
+from kcgen.sim.pyref import RefMachine
 
 from . import common
 
@@ -142,3 +143,21 @@ def test_csr_names_of_extensions_a_target_lacks_are_refused_with_the_numbers_all
     with pytest.raises(AsmError, match=r"'vlenb' is not a valid csr \(one of: fflags.* or a number 0\.\.4095\)"):
         ours("boom").assemble("csrr a0, vlenb\n", "probe.s")
     assert ours("boom").assemble("csrr a0, 0xc22\n", "probe.s").image()[:4] == bytes.fromhex("732520c2")
+
+
+@pytest.mark.parametrize("text,traps", [
+    ("csrr a0, fcsr", False),
+    ("csrr a0, 0x3", False),
+    ("csrr a0, cycle", False),
+    ("csrr a0, 0xc22", True),      # vlenb: no vector unit on boom
+    ("csrr a0, cycleh", True),     # rv32 only
+    ("csrrs a0, 0x7c0, zero", True),
+    ("unimp", True),               # a write to the read-only cycle CSR, by definition
+])
+def test_boom_assembles_any_csr_and_traps_on_those_it_lacks(text, traps):
+    """GNU as takes any 12-bit CSR number; the hardware raises an illegal-instruction exception for
+    a CSR it does not implement, and so does the model, when the instruction executes."""
+    m = RefMachine(common.spec("boom"))
+    m.load(ours("boom").assemble(text + "\nebreak\n", "csr.s"))
+    res = m.run(10)
+    assert res.status == ("trap" if traps else "halted"), res
