@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -418,10 +419,11 @@ class Gen:
         self.lines.append(f"{'vsm.v' if store else 'vlm.v'} v{self.r.randint(0, 31)}, (t5)")
 
 
+VSTART_ZERO = re.compile(r"v(w?red|cpop|first|iota|compress)")  # these raise an illegal instruction when vstart != 0
 ILLEGAL_VTYPES = [0x18, 0x1d, 0x05, 0x0d, 0x16, 0x04, 0x100, 0x80000000, 0x11]  # e64, mf8, LMUL < SEW/ELEN, reserved
 
 
-def program(seed: int, length: int | None = None) -> list[str]:
+def program(seed: int, length: int | None = None, vstart: bool = False) -> list[str]:
     """The body of program `seed`: a vsetvli first, then `length` (random: 1..24) steps; some
     programs end with an illegal vtype (vill: vl = 0, only whole-register moves still run)."""
     g = Gen(random.Random(seed))
@@ -430,7 +432,16 @@ def program(seed: int, length: int | None = None) -> list[str]:
         if g.r.random() < 0.12:
             g.vset()
         else:
+            n = len(g.lines)
             g.insn()
+            if vstart and g.r.random() < 0.3 and len(g.lines) > n and not VSTART_ZERO.match(g.lines[-1]):
+                # resume part-way (RVV 1.0 section 3.7); then vstart = 0 again, as qemu 7.2 does not
+                # reset it after vmv.x.s, vmv.s.x or when vstart >= vl (the spec says it must)
+                # a vstart this vtype can never produce may raise an illegal instruction (3.7):
+                # below VLMAX, and below 4 (e32, one register) for the whole-register forms
+                cap = 3 if re.match(r"v[ls]\d|vmv\dr", g.lines[-1]) else min(31, g.vlmax() - 1)
+                g.lines[-1:-1] = [f"csrwi vstart, {g.r.randint(0, cap)}"]
+                g.lines.append("csrwi vstart, 0")
     if g.r.random() < 0.1:
         g.lines += [f"li t2, {g.pick(ILLEGAL_VTYPES)}", f"li t3, {g.r.randint(0, 40)}", f"vsetvl {g.xd()}, t3, t2"]
     return g.lines
@@ -489,6 +500,8 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seeds", default="0:200", help="range lo:hi of program seeds")
     ap.add_argument("--shrink", action="store_true", help="minimise each differing program")
+    ap.add_argument("--length", type=int, default=None, help="steps per program (default: random 1..24)")
+    ap.add_argument("--vstart", action="store_true", help="also write vstart before some instructions")
     a = ap.parse_args(argv)
     lo, hi = (int(s) for s in a.seeds.split(":"))
     equal = refused = 0
@@ -496,7 +509,7 @@ def main(argv=None):
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
         for seed in range(lo, hi):
-            body = program(seed)
+            body = program(seed, a.length, a.vstart)
             xs, init = inputs(seed)
             diff = differences(body, xs, init, tmp)
             if diff is None:
