@@ -179,6 +179,8 @@ class Gen:
         g, m = regs_of(self.lg), self.masked()
         a, b = self.group(g), self.group(g)
         vd = self.group(1, avoid=self.span(a, g) | self.span(b, g))
+        if self.r.random() < 0.25:  # a mask result may overwrite the lowest register of a source (5.2)
+            vd = a
         if vd is None:
             return
         f = self.pick(["vv", "vx", "vi"])
@@ -290,6 +292,10 @@ class Gen:
         w = regs_of(self.lg + 1)
         a, b = self.group(g), self.group(g)
         vd = self.group(w, avoid=self.span(a, g) | self.span(b, g), masked=m)
+        if self.lg >= 0 and self.r.random() < 0.25:
+            # RVV 1.0 5.2: a source of EMUL >= 1 may overlap the highest-numbered half of vd
+            vd = self.group(w, masked=m)
+            a = b = vd + g
         if vd is None:
             return
         mm = ", v0.t" if m else ""
@@ -316,6 +322,9 @@ class Gen:
         w = regs_of(self.lg + 1)
         vd = self.group(g, masked=m)
         s2 = self.group(w, avoid=self.span(vd, g))
+        if self.r.random() < 0.25:  # RVV 1.0 5.2: vd may be the lowest-numbered part of the wide source
+            s2 = self.group(w, masked=m)
+            vd = s2
         if s2 is None:
             return
         f = self.pick(["wv", "wx", "wi"])
