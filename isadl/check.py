@@ -410,6 +410,8 @@ class _Check:
                     chk.coerce(it, t, st.init, f"state {st.name}")
                     if not chk.is_static(st.init):
                         self.error(st.init.loc, f"the initial value of state {st.name} must be a constant")
+            if st.readonly and st.untimed:
+                self.error(st.loc, f"state {st.name} is readonly: no instruction writes it, so `untimed` means nothing")
             self.storage[st.name] = StorageInfo(dims, t, st.readonly)
             self.types[st.name] = t
         for m in self.isa.memories:

@@ -271,6 +271,7 @@ class State:
     readonly: bool = False
     doc: str = ""
     loc: Loc = _loc()
+    untimed: bool = False  # no timing dependence through it (docs/isadl.md 4.5)
 
 
 @dataclass(frozen=True)

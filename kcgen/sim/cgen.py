@@ -1778,11 +1778,11 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
                 out.append(f"{ind}if (s->rdy_{file}[d->a[{k}]] > {var}) {var} = s->rdy_{file}[d->a[{k}]];")
             elif file in self.L.groups:
                 out.append(f"{ind}kc_gneed_{file}(s, (uint64_t)d->a[{k}], {'&need_s' if var == 'need_s' else 'need'});")
-        for stname in sorted(_read_state(insn.semantics, self.L)):
+        for stname in sorted(_read_state(insn.semantics, self.L) - self._untimed):
             out.append(f"{ind}if (s->rdy_{stname}[0] > need_v) need_v = s->rdy_{stname}[0];")
         if vliw:
             out.append(f"{ind}kc_need(s, need_v);")
-        states = _written_storage(insn.semantics) & {n for n, st in self.L.stores.items() if st.kind == "state"}
+        states = (_written_storage(insn.semantics) & {n for n, st in self.L.stores.items() if st.kind == "state"}) - self._untimed
         targets = [f"s->rdy_{file}[d->a[{self.operand_index_of(name, opname)}]]"
                    for file, opname in writes if file in self.L.stores] + [f"s->rdy_{n}[0]" for n in sorted(states)]
         ui = self.units.index(insn.unit) if insn.unit in self.units else -1
@@ -1897,6 +1897,11 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
                      f"for (uint64_t m = {r}; m; m &= m - 1) {{ uint64_t *p = &s->tstate[{rend} + __builtin_ctzll(m)]; "
                      "if (e > *p) *p = e; } }"]
         return post
+
+    @property
+    def _untimed(self) -> set:
+        """State declared `untimed`: instructions neither wait for it nor make it wait."""
+        return {st.name for st in self.spec.isa.states if st.untimed}
 
     @property
     def _ooo(self) -> bool:
