@@ -214,8 +214,8 @@ def test_syntax_rules():
     w = program.words(4)
     assert w[0] == w[1] == word_of(opcode=0x0D, rd=1, rs1=2, rs2=3)
     assert w[2] == word_of(opcode=0x16, rd=1, rs1=2)
-    # registers must carry their prefix; no labels; the placeholder of M_MM is the number 0
-    for bad in ("V_ADD_VV 1, 2, 3", "loop: S_ADDI_INT gp1, gp1, 1", "M_MM gp0, gp1, gp2",
+    # registers must carry their prefix; no labels; the placeholder of M_MM is 0 or gp0 (not f0)
+    for bad in ("V_ADD_VV 1, 2, 3", "loop: S_ADDI_INT gp1, gp1, 1", "M_MM f0, gp1, gp2",
                 "S_ADDI_INT gp1, gp0, 262144", "C_SET_ADDR_REG gp1, gp2, gp3", "V_ADD_VF gp1, gp2, gp3"):
         with pytest.raises(AsmError):
             assemble(bad)
