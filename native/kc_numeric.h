@@ -423,6 +423,7 @@ static inline uint8_t kc_mx_plena_scale(const kc_fmt *elem, double amax)
 {
     const float a = kc__u2f(kc__f2u((float)amax) & 0x7fffffffu);
     long long k;
+    (void)elem;                                 /* the scale does not depend on the element format */
     if (a != a || a == 0.0f) return 0;          /* the emulator folds |x| with max from 0: NaN never wins */
     k = kc__plena_floor_log2(a + KC__PLENA_EPS);
     if (k < -127) k = -127;
