@@ -660,3 +660,18 @@ def test_docs_are_complete(tmp_path):
         assert f"insn-{insn.name}" in md
     for heading in ("Kernel ABI", "Timing model", "Deviation: HBM timing", "Deviation: choices"):
         assert heading in md
+
+
+def test_prefetch_decodes_mx_bytes_as_the_emulator():
+    # bytes as the Feb-2026 emulator's quantiser writes them, decoded by hand from its dtype.rs rules:
+    # field 0 is m/8 * 2^-7 (IEEE would be 2^-6), field 15 Inf/NaN, 0x77 = 240; scale 0 reads as 0.0
+    sim = machine("S_ADDI_INT gp1, gp0, 256\nC_SET_SCALE_REG gp1\nH_PREFETCH_V gp0, gp0, a0, 0, 0")
+    hbm = sim.view("hbm")
+    hbm[0:8] = [0x07, 0x01, 0x84, 0x08, 0x77, 0x78, 0xF8, 0x7E]
+    hbm[8:10] = [0x38, 0x7F]
+    hbm[256], hbm[257] = 127, 0                  # block 0 scale 1; block 1 scale byte 0
+    run(sim)
+    v = sim.view("vsram")[:10].astype(np.float64)
+    assert list(v[:5]) == [7 / 8 * 2.0 ** -7, 2.0 ** -10, -(2.0 ** -8), 2.0 ** -6, 240.0]
+    assert v[5] == np.inf and v[6] == -np.inf and np.isnan(v[7])   # 0x7e is NaN here, 448 in OCP E4M3FN
+    assert v[8] == 0.0 and np.isnan(v[9])                           # 1.0 * 0.0; NaN * 0.0
