@@ -675,3 +675,32 @@ def test_prefetch_decodes_mx_bytes_as_the_emulator():
     assert list(v[:5]) == [7 / 8 * 2.0 ** -7, 2.0 ** -10, -(2.0 ** -8), 2.0 ** -6, 240.0]
     assert v[5] == np.inf and v[6] == -np.inf and np.isnan(v[7])   # 0x7e is NaN here, 448 in OCP E4M3FN
     assert v[8] == 0.0 and np.isnan(v[9])                           # 1.0 * 0.0; NaN * 0.0
+
+
+def test_the_ocp_variant_is_a_change_of_the_format_declarations_only(tmp_path):
+    # targets/plena.isa keeps OCP MX one edit away: the OCP formats without a rule; the simulator and the
+    # task layout both follow the declaration. H_STORE_V of (2, -0.5, 0...) then gives OCP's scale
+    # 2^(floor(log2 2) - 8) (byte 120) and 2 / 2^-7 = 256 = 0x78 in E4M3FN, where the emulator writes 128, 0x38.
+    text = (ROOT / "targets" / "plena.isa").read_text()
+    lines = [ln for ln in text.splitlines() if ln.strip().startswith(("float e4m3(", "float e8m0(", "mx mxfp8("))]
+    assert len(lines) == 3
+    ocp = text
+    for old, new in zip(lines, ['  float e4m3(exp=4, man=3, finite) "OCP E4M3FN"',
+                                '  float e8m0(exp=8, man=0, unsigned, finite) "OCP E8M0"',
+                                '  mx mxfp8(elem=e4m3, scale=e8m0, block=8) "OCP MX"']):
+        ocp = ocp.replace(old, new)
+    path = tmp_path / "plena.isa"
+    path.write_text(ocp)
+    spec_ocp = isadl.load(path)
+    sim = Simulator(spec_ocp)
+    sim.load(Assembler(spec_ocp).assemble("S_ADDI_INT gp2, gp0, 256\nC_SET_SCALE_REG gp2\n"
+                                          "H_STORE_V gp0, gp0, a0, 0, 0", "k.s"))
+    sim.view("vsram")[0:2] = np.array([2.0, -0.5], np.float32).astype(BF16)
+    run(sim)
+    assert list(sim.view("hbm")[[256, 0, 1]]) == [120, 0x78, 0xE8]
+    from kcgen.paths import TASKS, load_module
+    L = load_module(TASKS / "layouts" / "plena.py")
+    elems, scales = L.mx_encode(np.array([2.0, -0.5] + [0.0] * 6), spec_ocp)
+    assert scales[0] == 120 and list(elems[:2]) == [0x78, 0xE8]
+    elems, scales = L.mx_encode(np.array([2.0, -0.5] + [0.0] * 6))     # the shipped ISA: the emulator's rule
+    assert scales[0] == 128 and list(elems[:2]) == [0x38, 0xA8]
