@@ -282,7 +282,9 @@ def layout(spec, task, target, config) -> Layout:
     notes.append("  The prefetches decode to bf16: the kernel sees, and the reference is computed from, the MX-"
                  "quantised values. Set C_SET_SCALE_REG to the tensor's SCALE_OFFSET (and C_SET_STRIDE_REG for "
                  "rstride = 1) before moving a different tensor. A prefetch that runs past a tensor's end reads its "
-                 "scale bytes and the zero padding after them (at least 4608 bytes): those rows are garbage to ignore.")
+                 "scale bytes and the zero padding after them (at least 4608 bytes): those rows are garbage to ignore "
+                 "(scale bytes read as elements decode to Inf/NaN from 0x78 up, and NaN survives any arithmetic, "
+                 "masking by multiplication included).")
     if composite:
         notes.append(f"  Every input is preceded by at least {HBM_GUARD} zero bytes and followed (after its scales) by "
                      f"at least {TILE_SLACK} zero bytes: an a register set (C_SET_ADDR_REG) k bytes before a tensor's "
