@@ -303,10 +303,18 @@ class _Check:
                 continue
             self.floats[f.name] = bits
         fmt_names = set(self.floats)
+        float_args = {f.name: {a.key: a.value for a in f.args} for f in self.isa.floats}
         for m in self.isa.mxs:
-            args = self.kwargs(m.args, {"elem": "name", "scale": "name", "block": "int"}, f"mx {m.name}")
+            args = self.kwargs(m.args, {"elem": "name", "scale": "name", "block": "int", "rule": "name"},
+                               f"mx {m.name}")
             if args is None:
                 continue
+            rule = args.get("rule", "ocp")
+            if rule not in ir.MX_RULES:
+                self.error(self._arg_loc(m.args, "rule"), f"mx {m.name}: unknown rule '{rule}' (one of "
+                                                          f"{', '.join(ir.MX_RULES)}){did_you_mean(rule, ir.MX_RULES)}")
+            elif rule == "plena":
+                self._plena_rule_formats(m, args, float_args)
             for req in ("elem", "scale", "block"):
                 if req not in args:
                     self.error(m.loc, f"mx {m.name} needs {req}=...")
@@ -316,6 +324,21 @@ class _Check:
                                                           f"{did_you_mean(args[key], fmt_names)}")
             if args.get("block", 1) < 1:
                 self.error(self._arg_loc(m.args, "block"), f"mx {m.name}: block must be at least 1")
+
+    def _plena_rule_formats(self, m, args, float_args) -> None:
+        """The PLENA emulator's rule reads the element as an IEEE-style float (all-ones exponent Inf/NaN,
+        default bias) and the scale as an 8-bit unsigned exponent whose 0xFF is infinity."""
+        elem, scale = float_args.get(args.get("elem")), float_args.get(args.get("scale"))
+        if elem is not None and ("finite" in elem or "nonan" in elem or "unsigned" in elem or elem.get("man", 0) < 1
+                                 or elem.get("bias", (1 << (elem.get("exp", 1) - 1)) - 1)
+                                 != (1 << (elem.get("exp", 1) - 1)) - 1 or elem.get("exp", 0) + elem.get("man", 0) > 7):
+            self.error(self._arg_loc(m.args, "elem"), f"mx {m.name}: rule=plena needs a signed element format of "
+                                                      "at most 8 bits with a mantissa, the default bias and neither "
+                                                      "`finite` nor `nonan` (its all-ones exponent is Inf/NaN)")
+        if scale is not None and (scale.get("exp") != 8 or scale.get("man") != 0 or "unsigned" not in scale
+                                  or "finite" in scale or "bias" in scale):
+            self.error(self._arg_loc(m.args, "scale"), f"mx {m.name}: rule=plena needs the scale format "
+                                                       "float(exp=8, man=0, unsigned): 0 is zero, 0xFF infinity")
 
     @staticmethod
     def _arg_loc(args, key):

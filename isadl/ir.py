@@ -23,6 +23,9 @@ class Loc:
 
 NOWHERE = Loc("<generated>", 0, 0)
 
+# Rules of `mx NAME(..., rule=R)`: how scales are chosen and elements rounded and read (docs/isadl.md).
+MX_RULES = ("ocp", "plena")
+
 
 def _loc():
     return field(default=NOWHERE, compare=False, hash=False, repr=False)

@@ -875,18 +875,23 @@ class CGen:
             self.pre.append(f"kc_need_span(need, s->b_{mem}, {addr}, {k});")
         return self.from_bits(raw, t)
 
+    def _mx(self, e) -> tuple[str, str]:
+        """(element format, C function prefix) of an mx format: kc_mx_ (OCP) or kc_mx_plena_."""
+        elem, _, _, rule = self.L.mxs[e.args[0].id]
+        return elem, "kc_mx_" if rule == "ocp" else f"kc_mx_{rule}_"
+
     def b_mx_decode(self, e, t):
-        elem = self.L.mxs[e.args[0].id][0]
-        value = f"kc_mx_decode(&F_{elem}, (uint8_t)({self.expr(e.args[1])}), (uint8_t)({self.expr(e.args[2])}))"
+        elem, fn = self._mx(e)
+        value = f"{fn}decode(&F_{elem}, (uint8_t)({self.expr(e.args[1])}), (uint8_t)({self.expr(e.args[2])}))"
         return self.round(value, t)  # an f32, as the language types it
 
     def b_mx_scale(self, e, t):
-        elem = self.L.mxs[e.args[0].id][0]
-        return f"(uint64_t)kc_mx_scale(&F_{elem}, {self.expr(e.args[1], FloatLitT())})"
+        elem, fn = self._mx(e)
+        return f"(uint64_t){fn}scale(&F_{elem}, {self.expr(e.args[1], FloatLitT())})"
 
     def b_mx_encode(self, e, t):
-        elem = self.L.mxs[e.args[0].id][0]
-        return (f"(uint64_t)kc_mx_encode(&F_{elem}, {self.expr(e.args[1], FloatLitT())}, "
+        elem, fn = self._mx(e)
+        return (f"(uint64_t){fn}encode(&F_{elem}, {self.expr(e.args[1], FloatLitT())}, "
                 f"(uint8_t)({self.expr(e.args[2])}))")
 
     # ---- statements -----------------------------------------------------------------------------------
