@@ -423,6 +423,39 @@ def test_srs_matches_reference(mode, sat):
         assert got.tolist() == want, (text, mode, sat)
 
 
+def usat_ref(v: int, bits: int, mode: int) -> int:
+    return v % (1 << bits) if mode == 0 else min(max(v, 0), (1 << bits) - 1)
+
+
+@pytest.mark.parametrize("sign", [0, 1])
+@pytest.mark.parametrize("sat", [0, 1])
+def test_srs_d_forms_and_x_destinations(sign, sat):
+    """The .d forms saturate signed when crsrssign is 1 and unsigned when it is 0 [I]; the x forms write 512 bits."""
+    rng = np.random.default_rng(10 * sign + sat)
+    acc32 = rng.integers(-2**31, 2**31, 32).astype(np.int32)
+    acc64 = rng.integers(-2**40, 2**40, 16).astype(np.int64)
+    cases = [("vsrs.d8.s32 wl2, cm1, s1", acc32, 32, 8, True), ("vsrs.d16.s64 wl2, cm1, s1", acc64, 16, 16, True),
+             ("vsrs.d16.s32 wl2, bml1, s1", acc32[:16], 16, 16, True), ("vsrs.d32.s64 wl2, bml1, s1", acc64[:8], 8, 32, True),
+             ("vsrs.d16.s32 x2, cm1, s1", acc32, 32, 16, True), ("vsrs.d32.s64 x2, cm1, s1", acc64, 16, 32, True),
+             ("vsrs.s16.s32 x2, cm1, s1", acc32, 32, 16, False), ("vsrs.s32.s64 x2, cm1, s1", acc64, 16, 32, False)]
+    for text, acc, lanes, bits, dynamic in cases:
+        sim = simulator()
+        sim.load(asm().assemble(text + "\n", "t.s"))
+        words = acc.view(np.int32)
+        set_cm(sim, 1, np.concatenate([words, np.zeros(32 - words.size, np.int32)]))
+        sim.arrays["s"][1] = 7
+        sim.arrays["cr"][6] = 0
+        sim.arrays["cr"][9] = sat
+        sim.arrays["cr"][8] = sign
+        assert sim.run(10).status == "halted", text
+        out = np.concatenate([sim.arrays["wl"][2], sim.arrays["wh"][2]]) if " x2" in text else sim.arrays["wl"][2]
+        unsigned = dynamic and not sign
+        dtype = {8: np.uint8, 16: np.uint16, 32: np.uint32}[bits] if unsigned else {8: np.int8, 16: np.int16, 32: np.int32}[bits]
+        got = out.view(dtype)[:lanes].tolist()
+        want = [(usat_ref if unsigned else sat_ref)(int(v) >> 7, bits, sat) for v in acc[:lanes]]
+        assert got == want, (text, sign, sat)
+
+
 def test_vst_srs_stores_what_vsrs_computes():
     rng = np.random.default_rng(11)
     acc = rng.integers(-2**20, 2**20, 32).astype(np.int32)
