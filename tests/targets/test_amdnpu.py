@@ -423,20 +423,62 @@ def test_srs_matches_reference(mode, sat):
         assert got.tolist() == want, (text, mode, sat)
 
 
-def test_vst_srs_stores_what_vsrs_computes():
-    rng = np.random.default_rng(11)
-    acc = rng.integers(-2**20, 2**20, 32).astype(np.int32)
+def usat_ref(v: int, bits: int, mode: int) -> int:
+    return v % (1 << bits) if mode == 0 else min(max(v, 0), (1 << bits) - 1)
+
+
+@pytest.mark.parametrize("sign", [0, 1])
+@pytest.mark.parametrize("sat", [0, 1])
+def test_srs_d_forms_and_x_destinations(sign, sat):
+    """The .d forms saturate signed when crsrssign is 1 and unsigned when it is 0 [I]; the x forms write 512 bits."""
+    rng = np.random.default_rng(10 * sign + sat)
+    acc32 = rng.integers(-2**31, 2**31, 32).astype(np.int32)
+    acc64 = rng.integers(-2**40, 2**40, 16).astype(np.int64)
+    cases = [("vsrs.d8.s32 wl2, cm1, s1", acc32, 32, 8, True), ("vsrs.d16.s64 wl2, cm1, s1", acc64, 16, 16, True),
+             ("vsrs.d16.s32 wl2, bml1, s1", acc32[:16], 16, 16, True), ("vsrs.d32.s64 wl2, bml1, s1", acc64[:8], 8, 32, True),
+             ("vsrs.d16.s32 x2, cm1, s1", acc32, 32, 16, True), ("vsrs.d32.s64 x2, cm1, s1", acc64, 16, 32, True),
+             ("vsrs.s16.s32 x2, cm1, s1", acc32, 32, 16, False), ("vsrs.s32.s64 x2, cm1, s1", acc64, 16, 32, False)]
+    for text, acc, lanes, bits, dynamic in cases:
+        sim = simulator()
+        sim.load(asm().assemble(text + "\n", "t.s"))
+        words = acc.view(np.int32)
+        set_cm(sim, 1, np.concatenate([words, np.zeros(32 - words.size, np.int32)]))
+        sim.arrays["s"][1] = 7
+        sim.arrays["cr"][6] = 0
+        sim.arrays["cr"][9] = sat
+        sim.arrays["cr"][8] = sign
+        assert sim.run(10).status == "halted", text
+        out = np.concatenate([sim.arrays["wl"][2], sim.arrays["wh"][2]]) if " x2" in text else sim.arrays["wl"][2]
+        unsigned = dynamic and not sign
+        dtype = {8: np.uint8, 16: np.uint16, 32: np.uint32}[bits] if unsigned else {8: np.int8, 16: np.int16, 32: np.int32}[bits]
+        got = out.view(dtype)[:lanes].tolist()
+        want = [(usat_ref if unsigned else sat_ref)(int(v) >> 7, bits, sat) for v in acc[:lanes]]
+        assert got == want, (text, sign, sat)
+
+
+@pytest.mark.parametrize("sign", [0, 1])
+@pytest.mark.parametrize("pair", [("vsrs.s8.s32 wl2, cm1, s1", "vst.srs.s8.s32 cm1, s1, [p0, #0]"),
+                                  ("vsrs.d8.s32 wl2, cm1, s1", "vst.srs.d8.s32 cm1, s1, [p0, #0]"),
+                                  ("vsrs.d16.s64 wl2, cm1, s1", "vst.srs.d16.s64 cm1, s1, [p0], #32"),
+                                  ("vsrs.d16.s32 wl2, bmh1, s1", "vst.srs.d16.s32 bmh1, s1, [p0], m0"),
+                                  ("vsrs.d32.s64 wl2, bml1, s1", "vst.srs.d32.s64 bml1, s1, [p0, #0]")])
+def test_vst_srs_stores_what_vsrs_computes(pair, sign):
+    """vst.srs stores what vsrs writes (crsrssign matters to the .d forms only)."""
+    rng = np.random.default_rng(sign)
+    acc = rng.integers(-2**31, 2**31, 32).astype(np.int32)
     outs = []
     # (vsrs's result lands 4 cycles after it issues: the vst waits for it, nothing else would)
-    for text in ("vsrs.s8.s32 wl2, cm1, s1\nnop\nnop\nnop\nvst wl2, [p0, #0]", "vst.srs.s8.s32 cm1, s1, [p0, #0]"):
+    for text in (pair[0] + "\nnop\nnop\nnop\nvst wl2, [p0, #0]", pair[1]):
         sim = simulator()
         sim.load(asm().assemble(text + "\n", "t.s"))
         set_cm(sim, 1, acc)
-        sim.arrays["s"][1] = 5
+        sim.arrays["s"][1] = 9
         sim.arrays["cr"][6] = 12
         sim.arrays["cr"][9] = 1
+        sim.arrays["cr"][8] = sign
         sim.arrays["p"][0] = 0x3000
-        assert sim.run(10).status == "halted"
+        sim.arrays["m"][0] = 32
+        assert sim.run(10).status == "halted", text
         outs.append(sim.arrays["dm"][0x3000:0x3020].copy())
     np.testing.assert_array_equal(outs[0], outs[1])
 
@@ -463,6 +505,40 @@ def test_ups_matches_numpy(sat):
             want = [((v + 2**63) % 2**64) - 2**63 for v in full]
             got = get_cm(sim, 2, np.int64)[:lanes].tolist()
         assert got == want, text
+
+
+@pytest.mark.parametrize("sign", [0, 1])
+def test_ups_d_forms_and_x_sources(sign):
+    """The .d forms read their lanes signed when crupssign is 1, unsigned when 0 [I]; the x forms read 512 bits."""
+    rng = np.random.default_rng(20 + sign)
+    x = rng.integers(0, 256, 64, dtype=np.uint8)
+    for text, bits, lanes, abits, dynamic in (("vups.s32.d8 cm2, wl1, s0", 8, 32, 32, True),
+                                              ("vups.s64.d16 cm2, wl1, s0", 16, 16, 64, True),
+                                              ("vups.s32.d16 bmh2, wl1, s0", 16, 16, 32, True),
+                                              ("vups.s64.d32 bml2, wl1, s0", 32, 8, 64, True),
+                                              ("vups.s32.d16 cm2, x1, s0", 16, 32, 32, True),
+                                              ("vups.s64.d32 cm2, x1, s0", 32, 16, 64, True),
+                                              ("vups.s32.s16 cm2, x1, s0", 16, 32, 32, False),
+                                              ("vups.s64.s32 cm2, x1, s0", 32, 16, 64, False)):
+        sim = simulator()
+        sim.load(asm().assemble(text + "\n", "t.s"))
+        set_x(sim, 1, x.tobytes())
+        sim.arrays["s"][0] = 3
+        sim.arrays["cr"][9] = 0
+        sim.arrays["cr"][10] = sign
+        assert sim.run(10).status == "halted", text
+        signed = sign or not dynamic
+        src = x.view({8: np.int8, 16: np.int16, 32: np.int32}[bits] if signed else
+                     {8: np.uint8, 16: np.uint16, 32: np.uint32}[bits]).astype(np.int64)[:lanes]
+        if "bmh" in text:
+            acc = np.concatenate([sim.arrays["amhl"][2], sim.arrays["amhh"][2]])
+        elif "bml" in text:
+            acc = np.concatenate([sim.arrays["amll"][2], sim.arrays["amlh"][2]])
+        else:
+            acc = get_cm(sim, 2)
+        got = acc.view(np.int32 if abits == 32 else np.int64)[:lanes].tolist()
+        want = [((int(v) << 3) + 2**(abits - 1)) % 2**abits - 2**(abits - 1) for v in src]
+        assert got == want, (text, sign)
 
 
 def test_vconv_round_trip_bf16_fp32():

@@ -28,7 +28,7 @@ TABLE = [
      "641 II_NEZ, 435 II_ABS, 657/658 II_SELEQZ/II_SELNEZ: all [1,...]", 1, SCALAR),
     ("scalar multiply", "639 II_MUL [2,1,1] (EmptyCycles<1> before the R_WX_PORT write)", 2, ["MUL"]),
     ("immediate moves", "622 II_MOVX [1,1], 614 II_MOVA [1,1]; movxm [I: its itinerary not read, 1]", 1,
-     ["MOVX", "MOVX_LC", "MOVA_R", "MOVA_P", "MOVXM_*"]),
+     ["MOVX", "MOVX_LC", "MOVA_*", "MOVXM_*"]),
     ("register moves (mv slot)", "623 II_MOV_SCL [1,1], 606 II_MOV [1,1]", 1, ["MOV_*"]),
     ("decrement and jump", "475 II_JNZD [1,1,1,...]", 1, ["JNZD"]),
     ("scalar loads", "477 II_LDA [7,1,1], 507 II_LDA_POST_1D [7,1,1,1] (the post-modified pointer: 1)", 7,
@@ -41,7 +41,7 @@ TABLE = [
     ("fp32 accumulator -> bf16", "1105 II_VCONV [2,1,...]", 2, ["VCONV_BF16_FP32_*"]),
     ("vector ALU (mv slot)", "1124 II_VADDSUB / 776 II_VADD / 784 II_VSUB [2,1,1], 1122 II_VSEL [2,1,1,1], "
      "953 II_VMAX_LT / 955 II_VMIN_GE [2,2,1,1] (the mask result too), 1116 II_VSHUFFLE [2,1,1,1]", 2,
-     ["VADD_*", "VSUB_*", "VSEL_*", "VMAX_LT_*", "VMIN_GE_*", "VSHUFFLE"]),
+     ["VADD_*", "VSUB_*", "VSEL_*", "VMAX_LT_*", "VMIN_GE_*", "VSHUFFLE*"]),
     ("integer multiply (vec slot)", "1028 II_VMUL [5,1,1,1], 1030 II_VNEGMUL [5,1,1,1]", 5, ["VMUL", "VNEGMUL"]),
     ("integer multiply-accumulate", "951 II_VMAC [5,3,1,1,1], 966 II_VMSC [5,3,1,1,1], 778 II_VADDMAC "
      "[5,3,3,1,1,1] (accumulator inputs read in E3)", 5,
