@@ -987,6 +987,8 @@ class _Run:
 
     def data(self, name: str, args: str, col: int) -> None:
         size = _DATA_SIZES.get(name, 4 if name == ".float" else 8)
+        if not args.strip():
+            return  # no values, no bytes (GNU as: what a :vararg macro argument left empty writes)
         values = []
         for piece, off in _split_top(args):
             text = piece.strip()

@@ -291,13 +291,16 @@ class Expander:
                 return name, w.start(1), body[:w.start(1)]
         return None, 0, ""
 
-    def leave(self, frame: _Frame) -> None:
+    def leave(self, frame: _Frame, exiting: bool = False) -> None:
+        """Close an input; `exiting` (.exitm): the .ifs its lines opened close with it."""
         self.frames.pop()
         if frame.ctx is None:
             return  # the end of the file: .ifs still open are reported once, by lines()
         depth = len(self.frames)
         while self.conds and self.conds[-1].depth > depth:
             c = self.conds.pop()
+            if exiting:
+                continue
             where = "macro body" if frame.macro else "repeated body"
             self.run.error(c.col, f"this .if is not closed with .endif before the end of its {where}", c.line)
 
@@ -443,7 +446,7 @@ class Expander:
         elif word == ".exitm":
             while self.frames and len(self.frames) > 1:
                 f = self.frames[-1]
-                self.leave(f)
+                self.leave(f, exiting=True)
                 if f.macro:
                     return
             run.error(col, ".exitm outside a macro")
