@@ -17,12 +17,14 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterator, Optional
 
+from .expr import parse_number
+
 # A cheap test for whether a file may use the macro layer at all: files that do not stay on the
 # assembler's plain loop. False hits (a comment that mentions `.if`) only take the slower loop.
 MAY_USE_MACROS = re.compile(r"\.(?:rept|irp|macro|if|else|end[rmi]|exitm|purgem|err|warning)", re.I).search
 
 MAX_NESTING = 100  # open expansions (GNU as: "macros nested too deeply" past 100)
-MAX_EXPANDED_LINES = 1 << 20  # lines produced by expansions, in all; past it the assembly stops
+MAX_EXPANDED_LINES = 1 << 18  # lines produced by expansions, in all; past it the assembly stops
 MAX_NOTES = 8  # expansion levels named in a message (the outermost is always among them)
 
 _NAME = re.compile(r"[A-Za-z_.$][\w.$]*")
@@ -201,6 +203,7 @@ class Expander:
         self.counter = 0  # \@: macros expanded so far
         self.expanded = 0  # lines handed out by expansions
         self.stopped = False
+        self.weight = 0  # lines the body last collected expands to (an estimate: see collect)
 
     # ---- where a virtual line came from ------------------------------------------------------------
     def where(self, vline: int, col: int) -> tuple[int, int, tuple]:
@@ -245,8 +248,8 @@ class Expander:
             if where[2] is not None:
                 self.expanded += 1
                 if self.expanded > MAX_EXPANDED_LINES:
-                    self.fatal(0, f"expansions produced more than {MAX_EXPANDED_LINES} lines: the assembler's limit "
-                                  f"(a .rept count or a recursion too large?)")
+                    self.fatal(0, f"expansions produced more than the assembler's limit of {MAX_EXPANDED_LINES} "
+                                  f"expanded lines (a .rept count or a recursion too large?)")
                     break
             if "." not in text and not self.macros:
                 if not self.conds or self.conds[-1].active:
@@ -270,7 +273,7 @@ class Expander:
                 yield vno, head
             run.line_no, run.line = vno, text
             self.control(word, text, wcol, vno, frame)
-        for c in self.conds:
+        for c in self.conds if not self.stopped else ():
             run.error(c.col, "this .if is never closed with .endif", c.line)
         self.conds.clear()
 
@@ -413,7 +416,7 @@ class Expander:
                 run.error(acol, f".rept count {count} is negative")
                 return
             ctx = ("in the .rept repeated here", vno, col)
-            if body and count and self.room(count * len(body), col, f".rept {count}"):
+            if body and count and self.room(count * self.weight, col, f".rept {count}"):
                 self.push(itertools.repeat(self.rebased(body, ctx), count), ctx)
         elif word in (".irp", ".irpc"):
             body = self.collect(frame, _OPENERS_R, ".endr", col, word)
@@ -434,7 +437,7 @@ class Expander:
                 values = [v for v, _ in split_args(rest, vcol)] or [""]
             else:
                 values = list("".join(v for v, _ in split_args(rest, vcol))) or [""]
-            if body and self.room(len(values) * len(body), col, word):
+            if body and self.room(len(values) * self.weight, col, word):
                 ctx = (f"in the {word} repeated here", vno, col)
                 self.push((self.instance(body, {sym: v}, None, ctx) for v in values), ctx)
         elif word == ".endr":
@@ -468,8 +471,9 @@ class Expander:
     def room(self, lines: int, col: int, what: str) -> bool:
         if self.expanded + lines <= MAX_EXPANDED_LINES:
             return True
-        self.run.error(col, f"{what} would expand to {lines} lines, more than the assembler's limit of "
-                            f"{MAX_EXPANDED_LINES} expanded lines")
+        so_far = f" ({self.expanded} expanded before it)" if self.expanded else ""
+        self.fatal(col, f"{what} would expand to {lines} lines, past the assembler's limit of "
+                        f"{MAX_EXPANDED_LINES} expanded lines{so_far}")
         return False
 
     def push(self, bodies, ctx: tuple, macro: bool = False) -> None:
@@ -492,8 +496,10 @@ class Expander:
         return out
 
     def collect(self, frame: _Frame, openers, closer: str, col: int, what: str) -> Optional[list]:
-        """The lines up to the matching `closer` (nested openers counted), taken from the input."""
-        depth = 1
+        """The lines up to the matching `closer` (nested openers counted), taken from the input.
+        `self.weight`: how many lines the body expands to, counting nested .rept/.irp/.irpc whose
+        count is written as a number (so that nested repeats too large are refused at once)."""
+        nest = [[1, 0]]  # per open repeat: its count, the lines of its body so far
         body = []
         while True:
             entry = frame.next_in_body()
@@ -501,13 +507,27 @@ class Expander:
                 self.run.error(col, f"{what} is never closed with {closer}")
                 return None
             head = self.bare_word(entry[0])
-            if head in openers:
-                depth += 1
-            elif head == closer:
-                depth -= 1
-                if depth == 0:
+            if head == closer:
+                count, lines = nest.pop()
+                if not nest:
+                    self.weight = lines
                     return body
+                nest[-1][1] += count * lines
+            else:
+                nest[-1][1] += 1  # the line itself
+                if head in openers:
+                    nest.append([self.count_of(head, entry[0]), 0])
             body.append(entry)
+
+    def count_of(self, word: str, text: str) -> int:
+        """The repeat count of a nested .rept/.irp/.irpc line, when written plainly; else 1."""
+        args = self.run.strip_comment(text).split(word, 1)[-1] if word in text else ""
+        if word == ".rept":
+            n = parse_number(args.strip())
+            return n if n is not None and n > 0 else 1
+        if word == ".irp":
+            return max(len(split_args(args, 0)) - 1, 1)
+        return 1
 
     def bare_word(self, text: str) -> Optional[str]:
         if "." not in text:
