@@ -1143,7 +1143,7 @@ class _Run:
         a, lines, laned, expander = self.a, self.lines, self.laned, self.expander
         return Program(self.path, sections, symbols, self.globals,
                        lambda: _records(a, lines, bases, placed, laned, expander), bases[".text"], self.a.endian,
-                       expanded=expander is not None and len(expander.origin) > 0 and expander.expanded > 0)
+                       expanded=expander is not None and expander.expanded > 0)
 
     def check_placement(self, name: str, base: int, size: int) -> None:
         """A section must lie inside one memory that program sections are loaded into (the

@@ -75,6 +75,29 @@
     .macro nothing
     .endm
     nothing
+    .macro countdown
+loop\@: addi t0, t0, -1
+    bnez t0, loop\@
+    .endm
+    countdown
+    countdown
+entry: countdown            # a label before an invocation
+    j entry
+    .macro nop              # a macro takes precedence over an instruction of its name
+    addi s9, s9, 1
+    .endm
+    nop
+    .purgem nop
+    nop
+    .REPT 2                 # directive and macro names in any case
+    .Irp R, a0
+    addi \R, \R, 3
+    .ENDR
+    .ENDR
+    .Macro Twice
+    addi s10, s10, 2
+    .ENDM
+    twice
     .data
     words tbl, 1, 2, 3
     words empty
