@@ -434,6 +434,10 @@ class _Run:
     def warn(self, col: int, message: str, line: Optional[int] = None) -> None:
         self.warnings.append(self.diagnostic(line or self.line_no, col, message, "warning"))
 
+    def source_line(self, line: int) -> int:
+        """The line of the file that (virtual) line number `line` was written on."""
+        return self.expander.source_line(line) if self.expander is not None else line
+
     def diagnostic(self, line: int, col: int, message: str, severity: str) -> Diagnostic:
         if self.expander is None:
             return Diagnostic(ir.Loc(self.path, line, col + 1), message, severity)
@@ -540,7 +544,7 @@ class _Run:
             return
         if name in self.symbols:
             prev = self.symbols[name]
-            self.error(col, f"duplicate label '{name}' (first defined at line {prev.line})")
+            self.error(col, f"duplicate label '{name}' (first defined at line {self.source_line(prev.line)})")
             return
         if self.a._norm(name) in self.a.regnames or self.a._norm(name) in self.a.forms:
             self.error(col, f"'{name}' is a register or mnemonic and cannot be a label")
@@ -1061,7 +1065,7 @@ class _Run:
             return
         before = self.symbols.get(name)
         if before is not None and before.section is not None:
-            self.error(col, f"'{name}' is already a label (line {before.line})")
+            self.error(col, f"'{name}' is already a label (line {self.source_line(before.line)})")
             return
         try:
             value = eval_expr(node, self.pass1_symbol, _no_local, self.sizes[self.section], _no_reloc)
