@@ -363,3 +363,129 @@ def test_a_huge_rept_of_nothing_is_instant():
     start = time.perf_counter()
     assembler("coral").assemble(".rept 1000000000\n.endr\nnop\n", "e.s")
     assert time.perf_counter() - start < 1
+
+
+# ---- hand-written expansions: the dialects without an external assembler ---------------------------------
+
+HAND = {
+    "plena": ("""\
+; every directive of the macro layer, in a dialect with no directives of its own
+.macro ld_st dst, src=gp1, off:req
+S_LD_INT \\dst, \\src, \\off
+S_ST_INT \\dst, \\src, \\off+1     ; the argument is text: \\off+1 is an expression
+.endm
+.macro sum_all acc, regs:vararg
+.irp r, \\regs
+S_ADD_INT \\acc, \\acc, \\r
+.endr
+.endm
+.macro pick n
+.ifb \\n
+S_ADDI_INT gp9, gp9, 100
+.exitm
+.endif
+.ifc \\n,big
+S_ADDI_INT gp9, gp9, 200
+.elseif \\n > 2
+S_ADDI_INT gp9, gp9, \\n
+.else
+S_ADDI_INT gp9, gp9, 0
+.endif
+.endm
+ld_st gp2, off=8
+ld_st gp3 gp4 4
+sum_all gp5, gp6, gp7, gp8
+.irpc k, 123
+S_ADDI_INT gp\\k, gp\\k, \\k\\()0
+.endr
+pick
+pick big
+pick 5
+pick 1
+.rept 2
+.rept 2
+S_SUB_INT gp1, gp1, gp2
+.endr
+.endr
+.macro sq n
+S_ADDI_INT gp10, gp10, \\n*\\n
+.endm
+.purgem sq
+.macro sq n
+S_ADDI_INT gp10, gp10, \\n+\\n
+.endm
+sq 3
+.ifdef anything
+S_ADDI_INT gp11, gp11, 1
+.endif
+""", """\
+S_LD_INT gp2, gp1, 8
+S_ST_INT gp2, gp1, 9
+S_LD_INT gp3, gp4, 4
+S_ST_INT gp3, gp4, 5
+S_ADD_INT gp5, gp5, gp6
+S_ADD_INT gp5, gp5, gp7
+S_ADD_INT gp5, gp5, gp8
+S_ADDI_INT gp1, gp1, 10
+S_ADDI_INT gp2, gp2, 20
+S_ADDI_INT gp3, gp3, 30
+S_ADDI_INT gp9, gp9, 100
+S_ADDI_INT gp9, gp9, 200
+S_ADDI_INT gp9, gp9, 5
+S_ADDI_INT gp9, gp9, 0
+S_SUB_INT gp1, gp1, gp2
+S_SUB_INT gp1, gp1, gp2
+S_SUB_INT gp1, gp1, gp2
+S_SUB_INT gp1, gp1, gp2
+S_ADDI_INT gp10, gp10, 6
+"""),
+    "amdnpu": ("""\
+// bundles (;) inside bodies, immediates with #, labels made unique with \\@
+.macro step reg, by=1
+add \\reg, \\reg, #\\by ; mova r6, #\\by
+.endm
+.macro spin
+wait\\@:
+add r3, r3, #-1
+.endm
+start:
+.irp r, r0, r1
+step \\r
+step \\r, by=5
+.endr
+.rept 3
+mova r4, #7
+.endr
+spin
+spin
+.if 3 > 2 && !0
+mova r5, #(2 == 2)
+.endif
+done
+""", """\
+start:
+add r0, r0, #1 ; mova r6, #1
+add r0, r0, #5 ; mova r6, #5
+add r1, r1, #1 ; mova r6, #1
+add r1, r1, #5 ; mova r6, #5
+mova r4, #7
+mova r4, #7
+mova r4, #7
+wait0:
+add r3, r3, #-1
+wait1:
+add r3, r3, #-1
+mova r5, #-1
+done
+"""),
+}
+
+
+@pytest.mark.parametrize("target", sorted(HAND))
+def test_hand_expanded_programs(target):
+    text, flat = HAND[target]
+    asm = assembler(target)
+    got = asm.assemble(text, f"{target}.s")
+    want = asm.assemble(flat, f"{target}-flat.s")
+    assert len(want.records) >= 10
+    assert got.image() == want.image()
