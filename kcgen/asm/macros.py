@@ -248,6 +248,7 @@ class Expander:
             if where[2] is not None:
                 self.expanded += 1
                 if self.expanded > MAX_EXPANDED_LINES:
+                    run.line_no, run.line = vno, text
                     self.fatal(0, f"expansions produced more than the assembler's limit of {MAX_EXPANDED_LINES} "
                                   f"expanded lines (a .rept count or a recursion too large?)")
                     break

@@ -26,7 +26,6 @@ from hypothesis import strategies as st
 import isadl
 from kcgen.asm import AsmError, Assembler, macros
 
-from . import common
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = sorted((Path(__file__).resolve().parent / "macros").glob("*.s"))
