@@ -11,8 +11,15 @@ class Diagnostic:
     loc: Loc
     message: str
     severity: str = "error"
+    notes: tuple = ()  # Diagnostics of severity "note" that locate it further (e.g. a macro's invocation)
 
     def render(self, sources: dict[str, str] | None = None) -> str:
+        text = self._render(sources)
+        for note in self.notes:  # one located line each, without the source excerpt
+            text += f"\n{note.loc}: {note.severity}: {note.message}"
+        return text
+
+    def _render(self, sources: dict[str, str] | None) -> str:
         if self.loc == NOWHERE or not self.loc.line:
             head = f"{self.loc.path}: {self.severity}: {self.message}" if self.loc.path != NOWHERE.path \
                 else f"{self.severity}: {self.message}"

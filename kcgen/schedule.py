@@ -692,6 +692,9 @@ def _parse(m: Machine, text: str, path: str = "<input>") -> tuple[list[_Line], o
         program = m.asm.assemble(text, path)
     except AsmError as exc:
         raise ScheduleError(str(exc)) from exc
+    if program.expanded:  # one source line, many instructions: the line-by-line rewrite cannot place them
+        raise ScheduleError(f"{path}: the scheduler rewrites the program line by line and does not take "
+                            f".macro/.rept/.irp expansions; write them out first")
     by_line = {r[3]: r for r in program.records}
     out: list[_Line] = []
     for no, raw in enumerate(text.splitlines(), 1):

@@ -399,3 +399,9 @@ def test_regenerated_baselines_are_packed_and_pass(spec, task, config, packed):
     as_written = evaluate(plain, locked, t, "amdnpu", config, trials=1)
     assert as_written.correct, as_written.summary()
     assert result.cycles < as_written.cycles
+
+
+def test_expanded_macros_are_refused_not_misplaced(spec):
+    # The rewrite maps records to source lines; a .rept body line stands for several instructions.
+    with pytest.raises(ScheduleError, match="does not take .macro/.rept/.irp expansions"):
+        schedule(spec, "start:\n.rept 2\n    add r0, r0, #1\n.endr\n    done\n")

@@ -21,6 +21,7 @@ from isadl.types import IntT
 
 from .expr import ExprError, Node, parse_expr, parse_number
 from .fastpath import compile_encoder, compile_lane, compile_matcher, compile_pseudo_lane
+from .macros import MAY_USE_MACROS, Expander
 from .expr import evaluate as eval_expr
 from .program import Program, Section
 from .tables import Encoding, bundle_formats, encodings, operand_range, pcrel_base, slot_nops
@@ -33,6 +34,7 @@ _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 _CONST_RELOC = re.compile(r"%(\w+)\(\s*(-?(?:0[xX][0-9a-fA-F]+|[0-9]+))\s*\)")
 _SYMBOL = re.compile(r"[A-Za-z_.$][\w.$]*")
 _LABEL = re.compile(r"\s*([A-Za-z_.$][\w.$]*|[0-9]+)\s*:(?!=)")
+_ASSIGNMENT = re.compile(r"([A-Za-z_.$][\w.$]*)\s*=(?!=)")  # `sym = expr`: GNU as's .set
 _DATA_SIZES = {".byte": 1, ".half": 2, ".short": 2, ".hword": 2, ".2byte": 2, ".word": 4, ".long": 4, ".4byte": 4,
                ".int": 4, ".dword": 8, ".quad": 8, ".8byte": 8}
 _SPACE = (".zero", ".space", ".skip")
@@ -416,26 +418,45 @@ class _Run:
         self.laned: dict[str, list[int]] = {".text": []}  # per section: line, offset, line, offset, ... of laned lines
         self.align_at: dict[str, tuple[int, int]] = {}  # section -> (line, col) of the directive that set its alignment
         self.overflowed = False  # the image outgrew the memories (reported once; nothing that size is built)
+        # The macro layer, for a file that may use it: then line numbers inside the assembler are
+        # virtual (in assembly order, expansions included) and messages map them to the source.
+        self.expander: Optional[Expander] = None
 
     # ---- diagnostics ---------------------------------------------------------------------------
     def error(self, col: int, message: str, line: Optional[int] = None) -> None:
         if self.expansion_col is not None and line is None:
             col = self.expansion_col  # inside a pseudo's expansion: point at the pseudo-instruction
-        d = Diagnostic(ir.Loc(self.path, line or self.line_no, col + 1), message)
+        d = self.diagnostic(line or self.line_no, col, message, "error")
         if len(self.diags) < MAX_ERRORS and d not in self.seen:
             self.seen.add(d)  # one report per place and message (a symbol used twice in an expansion)
             self.diags.append(d)
 
     def warn(self, col: int, message: str, line: Optional[int] = None) -> None:
-        self.warnings.append(Diagnostic(ir.Loc(self.path, line or self.line_no, col + 1), message, "warning"))
+        self.warnings.append(self.diagnostic(line or self.line_no, col, message, "warning"))
+
+    def source_line(self, line: int) -> int:
+        """The line of the file that (virtual) line number `line` was written on."""
+        return self.expander.source_line(line) if self.expander is not None else line
+
+    def diagnostic(self, line: int, col: int, message: str, severity: str) -> Diagnostic:
+        if self.expander is None:
+            return Diagnostic(ir.Loc(self.path, line, col + 1), message, severity)
+        line, col, chain = self.expander.where(line, col)  # a virtual line: where it was written, expanded
+        notes = tuple(Diagnostic(ir.Loc(self.path, n_line, n_col + 1), text, "note") for n_line, n_col, text in chain)
+        return Diagnostic(ir.Loc(self.path, line, col + 1), message, severity, notes)
 
     # ---- pass 1 ----------------------------------------------------------------------------------------
     def run(self) -> Program:
         self.lines = lines = self.text.split("\n")
+        source = enumerate(lines, 1)
+        if MAY_USE_MACROS(self.text):
+            self.expander = Expander(self)
+            self.lines = []  # the lines as assembled, expansions included (the expander appends them)
+            source = self.expander.lines(lines)
         lanes = self.a.lanes if self.a._fast_lane else None
         guard, fold = self.a.lane_guard, self.a.insensitive
         sizes, bufs, laned = self.sizes, self.bufs, self.laned
-        for no, raw in enumerate(lines, 1):
+        for no, raw in source:
             if lanes and guard(raw) is None:
                 # A whole line `mnemonic operands` (no label, comment or string): its lane encodes
                 # it straight into the section, or says None and the generic path takes it.
@@ -458,6 +479,7 @@ class _Run:
                         continue
             self.line_no, self.line = no, raw
             self.statement_line(raw)
+        lines = self.lines or [""]
         self.line_no, self.line = len(lines), lines[-1]
         for name, amount in self.aligns.items():  # a section ends aligned, like its start (GNU as)
             if amount > 1:
@@ -498,7 +520,9 @@ class _Run:
             return
         col = pos + len(rest) - len(rest.lstrip())
         stmt = rest.strip()
-        if stmt.startswith("."):
+        if "=" in stmt and _ASSIGNMENT.match(stmt):
+            self.assignment(stmt, col)
+        elif stmt.startswith("."):
             self.directive(stmt, col)
         elif self.a.bundle_sep and self.a.bundle_sep in stmt:
             self.bundle(stmt, col)
@@ -520,7 +544,7 @@ class _Run:
             return
         if name in self.symbols:
             prev = self.symbols[name]
-            self.error(col, f"duplicate label '{name}' (first defined at line {prev.line})")
+            self.error(col, f"duplicate label '{name}' (first defined at line {self.source_line(prev.line)})")
             return
         if self.a._norm(name) in self.a.regnames or self.a._norm(name) in self.a.forms:
             self.error(col, f"'{name}' is a register or mnemonic and cannot be a label")
@@ -983,6 +1007,8 @@ class _Run:
 
     def data(self, name: str, args: str, col: int) -> None:
         size = _DATA_SIZES.get(name, 4 if name == ".float" else 8)
+        if not args.strip():
+            return  # no values, no bytes (GNU as: what a :vararg macro argument left empty writes)
         values = []
         for piece, off in _split_top(args):
             text = piece.strip()
@@ -1027,21 +1053,35 @@ class _Run:
                                 raw=bytes([fill & 0xFF])))
         self.sizes[self.section] += n
 
+    def assignment(self, stmt: str, col: int) -> None:
+        """`sym = expr`, which GNU as reads as `.set sym, expr`: where the dialect has .set or .equ."""
+        m = _ASSIGNMENT.match(stmt)
+        if not {".set", ".equ"} & self.a.directives:
+            self.error(col, f"'{m.group(1)} = ...' defines a symbol as .set does, and this dialect has no .set or .equ")
+            return
+        value = stmt[m.end():]
+        self.define_symbol(m.group(1), value, col, col + m.end() + len(value) - len(value.lstrip()))
+
     def equ(self, args: str, col: int) -> None:
         pieces = _split_top(args)
         if len(pieces) != 2 or not pieces[0][0].strip():
             self.error(col, "expected NAME, VALUE")
             return
-        name = pieces[0][0].strip()
         vcol = col + pieces[1][1] + len(pieces[1][0]) - len(pieces[1][0].lstrip())
+        self.define_symbol(pieces[0][0].strip(), pieces[1][0], col, vcol)
+
+    def define_symbol(self, name: str, text: str, col: int, vcol: int) -> None:
+        if not text.strip():
+            self.error(vcol, "expected a value")
+            return
         try:
-            node = parse_expr(pieces[1][0])
+            node = parse_expr(text)
         except ExprError as exc:
             self.error(vcol + exc.column, str(exc))
             return
         before = self.symbols.get(name)
         if before is not None and before.section is not None:
-            self.error(col, f"'{name}' is already a label (line {before.line})")
+            self.error(col, f"'{name}' is already a label (line {self.source_line(before.line)})")
             return
         try:
             value = eval_expr(node, self.pass1_symbol, _no_local, self.sizes[self.section], _no_reloc)
@@ -1120,9 +1160,10 @@ class _Run:
                     continue
                 sec.data[item.offset:item.offset + item.size] = word.to_bytes(item.size, order)
             placed.append((address, item.size, item.ops, item.line, item.text))
-        a, lines, laned = self.a, self.lines, self.laned
-        return Program(self.path, sections, symbols, self.globals, lambda: _records(a, lines, bases, placed, laned),
-                       bases[".text"], self.a.endian)
+        a, lines, laned, expander = self.a, self.lines, self.laned, self.expander
+        return Program(self.path, sections, symbols, self.globals,
+                       lambda: _records(a, lines, bases, placed, laned, expander), bases[".text"], self.a.endian,
+                       expanded=expander is not None and expander.expanded > 0)
 
     def check_placement(self, name: str, base: int, size: int) -> None:
         """A section must lie inside one memory that program sections are loaded into (the
@@ -1426,13 +1467,21 @@ def _image_room(memories: list, entry: int, pc_bits: int) -> tuple[int, str]:
                          f"({entry:#x}..{end - 1:#x})")
 
 
-def _records(asm: Assembler, lines: list[str], bases: dict, general: list, laned: dict) -> list:
+def _records(asm: Assembler, lines: list[str], bases: dict, general: list, laned: dict,
+             expander: Optional[Expander] = None) -> list:
     """Program.records: the instructions the generic path placed and those of laned lines (read
-    again by the value lanes), in source order."""
+    again by the value lanes), in assembly order; each with the source line it was written on
+    (for an expanded line: the line of the macro or .rept body)."""
     out = [(address, size, tuple((op.enc.name, op.final) for op in ops), line, text)
            for address, size, ops, line, text in general]
-    if not any(laned.values()):
-        return out
+    if any(laned.values()):
+        out = _laned_records(asm, lines, bases, out, laned)
+    if expander is not None:
+        out = [(a, s, ops, expander.source_line(line), text) for a, s, ops, line, text in out]
+    return out
+
+
+def _laned_records(asm: Assembler, lines: list[str], bases: dict, out: list, laned: dict) -> list:
     lanes, fold = asm.value_lanes, asm.insensitive
     for section, flat in laned.items():
         base = bases[section]
@@ -1483,7 +1532,7 @@ def _relocs_in(node: Node) -> list[str]:
     kind = node[0]
     if kind == "reloc":
         return [node[1]] + _relocs_in(node[2])
-    if kind in ("neg", "not"):
+    if kind in ("neg", "not", "lnot"):
         return _relocs_in(node[1])
     if kind == "bin":
         return _relocs_in(node[2]) + _relocs_in(node[3])
@@ -1496,7 +1545,7 @@ def _find_reloc(item: _Item, name: str) -> Optional[Node]:
             return None
         if node[0] == "reloc":
             return node[2] if node[1] == name else walk(node[2])
-        if node[0] in ("neg", "not"):
+        if node[0] in ("neg", "not", "lnot"):
             return walk(node[1])
         if node[0] == "bin":
             return walk(node[2]) or walk(node[3])

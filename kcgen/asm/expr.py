@@ -1,7 +1,8 @@
 """Assembly-time expressions: numbers, symbols, `.`, GNU local labels (`1b`/`1f`), `%reloc(...)`.
 
 Parsed once in pass 1 into small tuples; evaluated in pass 2 when every symbol has an address.
-Precedence follows GNU as: unary, then * / % << >>, then & | ^, then + -.
+Precedence follows GNU as: unary (- ~ !), then * / % << >>, then & | ^ and binary ! (or-not), then
++ - and the comparisons (== != <> < > <= >=, true is -1), then && || (true is 1).
 """
 from __future__ import annotations
 
@@ -14,16 +15,21 @@ _TOKEN = re.compile(r"""
       (?P<num>0[xX][0-9a-fA-F_]+|0[bB][01_]+|[0-9][0-9_]*)(?P<local>[bf])?(?![\w.$])
     | (?P<reloc>%[A-Za-z_]\w*)
     | (?P<sym>[A-Za-z_.$][\w.$]*)
-    | (?P<op><<|>>|[-+*/%&|^~()])
+    | (?P<op><<|>>|<=|>=|<>|==|!=|&&|\|\||[-+*/%&|^~()<>!])
     | (?P<char>'(?:\\.|[^\\'])')
     )""", re.X)
 
 # node forms: ("num", v) ("sym", name, col) ("local", n, "b"|"f", col) ("dot",) ("reloc", name, node, col)
-#             ("neg", node) ("not", node) ("bin", op, a, b)
+#             ("neg", node) ("not", node) ("lnot", node) ("bin", op, a, b, col)
 Node = tuple
 _BINARY = {"*": operator.mul, "<<": operator.lshift, ">>": operator.rshift, "&": operator.and_, "|": operator.or_,
            "^": operator.xor, "+": operator.add, "-": operator.sub}
-_BINARY_PREC = {"*": 3, "/": 3, "%": 3, "<<": 3, ">>": 3, "&": 2, "|": 2, "^": 2, "+": 1, "-": 1}
+_BINARY.update({"!": lambda x, y: x | ~y, "==": lambda x, y: -(x == y), "!=": lambda x, y: -(x != y),
+                "<>": lambda x, y: -(x != y), "<": lambda x, y: -(x < y), ">": lambda x, y: -(x > y),
+                "<=": lambda x, y: -(x <= y), ">=": lambda x, y: -(x >= y),
+                "&&": lambda x, y: int(bool(x) and bool(y)), "||": lambda x, y: int(bool(x) or bool(y))})
+_BINARY_PREC = {"*": 3, "/": 3, "%": 3, "<<": 3, ">>": 3, "&": 2, "|": 2, "^": 2, "!": 2, "+": 1, "-": 1,
+                "==": 1, "!=": 1, "<>": 1, "<": 1, ">": 1, "<=": 1, ">=": 1, "&&": 0, "||": 0}
 
 
 class ExprError(ValueError):
@@ -85,7 +91,7 @@ class _Parser:
     def peek(self):
         return self.tokens[self.i] if self.i < len(self.tokens) else None
 
-    def expr(self, min_prec: int = 1) -> Node:
+    def expr(self, min_prec: int = 0) -> Node:
         """Precedence climbing; every binary operator is left-associative."""
         left = self.unary()
         while True:
@@ -105,9 +111,9 @@ class _Parser:
             raise ExprError(len(self.text), "expression ends too early")
         kind, value, col, m = tok
         self.i += 1
-        if kind == "op" and value in "-+~":
+        if kind == "op" and value in ("-", "+", "~", "!"):
             inner = self.unary()
-            return {"-": ("neg", inner), "~": ("not", inner), "+": inner}[value]
+            return {"-": ("neg", inner), "~": ("not", inner), "!": ("lnot", inner), "+": inner}[value]
         if kind == "op" and value == "(":
             inner = self.expr()
             close = self.peek()
@@ -156,6 +162,8 @@ def evaluate(node: Node, symbol: Callable[[str, int], int], local: Callable[[int
         return -evaluate(node[1], symbol, local, dot, reloc)
     if kind == "not":
         return ~evaluate(node[1], symbol, local, dot, reloc)
+    if kind == "lnot":
+        return int(not evaluate(node[1], symbol, local, dot, reloc))
     if kind == "reloc":
         return reloc(node[1], node[2], node[3])
     op, a, b, col = node[1], node[2], node[3], node[4]

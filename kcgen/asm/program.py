@@ -43,6 +43,7 @@ class Program:
     entry: int
     endian: str = "little"
     warnings: list = field(default_factory=list)
+    expanded: bool = False  # macros or .rept/.irp expanded: several records may share a source line
 
     @property
     def records(self) -> list:

@@ -126,6 +126,19 @@ def dialect_text(o: ir.DialectOpt) -> str:
     return ", ".join(semantics_quote(str(v)) if quoted else str(v) for v in o.values)
 
 
+def macro_directives(spec: Spec) -> str:
+    """What the assembler's macro layer (kcgen.asm.macros) offers in every dialect, in one line."""
+    sets = {".set", ".equ"} & set(dialect_values(spec, "directives") or ())
+    return ("Every dialect also takes GNU as macro directives, expanded before assembly: .macro NAME ARGS ... .endm "
+            r"(arguments \arg; defaults arg=value; arg:req, arg:vararg; calls by position or name=value; \() "
+            r"separates an argument from the text after it; \@ counts expansions; .exitm, .purgem NAME), "
+            ".rept N / .irp SYM, V1, V2 / .irpc SYM, CHARS ... .endr, .if EXPR (and .ifdef, .ifndef, .ifeq, .ifne, "
+            ".ifgt, .ifge, .iflt, .ifle, .ifb, .ifnb, .ifc, .ifnc, .ifeqs, .ifnes) ... .elseif / .else ... .endif, "
+            '.err, .error "message", .warning "message". Expressions have == != < > <= >= (true is -1) and '
+            "&& || !" + ("; SYM = EXPR is .set SYM, EXPR." if sets else ".") +
+            " Errors inside an expansion name the body line, then each invocation in a note.")
+
+
 def pcrel_base(spec: Spec) -> str:
     v = dialect_values(spec, "pcrel_base")
     return str(v[0]) if v else "insn"

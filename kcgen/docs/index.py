@@ -173,7 +173,7 @@ def _machine(spec: Spec) -> list[Record]:
         for rl in d.relocs:
             paired = f" (paired with %{rl.paired})" if rl.paired else ""
             r.add("RELOC", f"%{rl.name}({rl.arg}) = {expr(rl.value)}{paired}")
-        out.append(r.add("DOC", facts.one_line(d.doc)))
+        out.append(r.add("DOC", facts.one_line(d.doc)).add("MACROS", facts.macro_directives(spec)))
     if isa.hwloop:
         h = isa.hwloop
         r = Record("HWLOOP", isa.name)

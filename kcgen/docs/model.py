@@ -355,6 +355,7 @@ class _Builder:
                      f"paired with %{r.paired}: {r.arg} names the instruction carrying %{r.paired}" if r.paired
                      else "-") for r in d.relocs])
         self.prose(d.doc)
+        self.prose(facts.macro_directives(self.spec))
 
     def hwloop(self) -> None:
         h = self.isa.hwloop

@@ -4,6 +4,8 @@ Each file is named after its error and starts with comment lines (in the dialect
 
     # isa: rv32i_mini
     # expect: 3:13: unknown register 'a22'; did you mean 'a2'?
+    # note: 9:5: in macro 'm' invoked here   (one per note the diagnostic must carry, in order;
+                                              without any, it must carry none)
     # xfail: BUG: ...            (optional: a known assembler bug; the expectation is the correct output)
     # xfail-render: BUG: ...     (optional: the bug also spoils the rendered report)
 
@@ -27,7 +29,7 @@ from .common import FIXTURES, NAMES, ROOT, assembler
 
 BAD_DIR = Path(__file__).resolve().parent / "bad"
 BAD_FILES = sorted(BAD_DIR.glob("*.s"))
-HEADER = re.compile(r"^(?:#|//|;)\s*(isa|expect|xfail|xfail-render):\s*(.*)$")
+HEADER = re.compile(r"^(?:#|//|;)\s*(isa|expect|note|xfail|xfail-render):\s*(.*)$")
 EXPECT = re.compile(r"^(\d+):(\d+): (.+)$")
 CARET = re.compile(r"^[ \t]*\^$")
 MIN_FILES = 35
@@ -39,6 +41,9 @@ def header(path: Path) -> dict[str, str]:
         m = HEADER.match(raw)
         if not m:
             break
+        if m.group(1) == "note":
+            out.setdefault("notes", []).append(m.group(2))
+            continue
         out[m.group(1)] = m.group(2)
     assert "isa" in out and "expect" in out, f"{path.name}: needs '# isa:' and '# expect:' header lines"
     assert out["isa"] in NAMES, f"{path.name}: unknown isa {out['isa']!r}"
@@ -74,6 +79,8 @@ def test_first_diagnostic_is_the_expected_one(path: Path):
     got = (first.loc.line, first.loc.column, first.message)
     assert got == (line, column, message), \
         f"\nexpected {line}:{column}: {message}\n     got {got[0]}:{got[1]}: {got[2]}\n\n{exc}"
+    notes = [f"{n.loc.line}:{n.loc.column}: {n.message}" for n in first.notes]
+    assert notes == header(path).get("notes", []), f"notes differ:\n{exc}"
     # One mistake, one error: nothing reported twice.
     keys = [(d.loc.line, d.loc.column, d.message) for d in exc.diagnostics if d.severity == "error"]
     assert len(keys) == len(set(keys)), f"duplicate diagnostics:\n{exc}"
