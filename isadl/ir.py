@@ -271,6 +271,7 @@ class State:
     readonly: bool = False
     doc: str = ""
     loc: Loc = _loc()
+    ieee_flags: bool = False  # the accumulator of the ieee_* builtins' exception flags
 
 
 @dataclass(frozen=True)

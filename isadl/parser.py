@@ -438,9 +438,9 @@ class _Builder(Transformer):
     @v_args(meta=True)
     def state(self, meta, c):
         name, *rest = c
-        doc, readonly, init, type_ = rest.pop(), rest.pop(), rest.pop(), rest.pop()
+        doc, ieee_flags, readonly, init, type_ = rest.pop(), rest.pop(), rest.pop(), rest.pop(), rest.pop()
         return ("states", ir.State(str(name), tuple(rest), type_, init, _flag(readonly),
-                                   unquote(doc) if doc else "", self.loc(name)), meta)
+                                   unquote(doc) if doc else "", self.loc(name), _flag(ieee_flags)), meta)
 
     def state_init(self, c):
         return c[0]
@@ -448,6 +448,10 @@ class _Builder(Transformer):
     @v_args(meta=True)
     def readonly(self, meta, c):
         return ("readonly", True, meta)
+
+    @v_args(meta=True)
+    def ieee_flags(self, meta, c):
+        return ("ieee_flags", True, meta)
 
     @v_args(meta=True)
     def memory(self, meta, c):

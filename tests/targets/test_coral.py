@@ -545,7 +545,7 @@ def run_ours(src_lines: list, init: bytes, machine_cls):
     assert status == "halted", (status, getattr(r, "trap", None))
     a = m.arrays
     return {"x": [int(a["x"][i]) & 0xffffffff for i in range(32)],
-            "f": [int(v) for v in np.asarray(a["f"], dtype=np.float32).view(np.uint32)],
+            "f": [int(v) & 0xffffffff for v in a["f"]],
             "v": bytes(np.asarray(a["v"]).astype(np.uint8).tobytes()),
             "vl": int(a["vl"][0]) if a["vl"].shape else int(a["vl"]),
             "vtype": int(a["vtype"][0]) if a["vtype"].shape else int(a["vtype"]),
