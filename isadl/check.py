@@ -178,7 +178,7 @@ class _Check:
             self.error(st.loc, f"state {st.name}: only one state can be ieee_flags (state {first.name} already is)")
         elif dims or not isinstance(t, IntT) or t.signed or t.width < 5:
             self.error(st.loc, f"state {st.name}: an ieee_flags state must be an unsigned integer scalar of at least "
-                               f"5 bits (NV 16, DZ 8, OF 4, UF 2, NX 1), not {t}{'[...]' if dims else ''}")
+                               f"5 bits (NV 16, DZ 8, OF 4, UF 2, NX 1), not {'an array' if dims else t}")
         elif st.readonly:
             self.error(st.loc, f"state {st.name}: an ieee_flags state is written by the ieee_* builtins; it cannot be readonly")
 
