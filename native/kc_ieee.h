@@ -85,24 +85,35 @@ static inline unsigned kc_ie_host_flags(int f) {
 }
 
 #if defined(__x86_64__) && defined(__SSE2_MATH__)
-/* SSE: one write of MXCSR sets the mode and clears the flags (glibc's fenv calls also touch the
-   x87 unit, several times slower); all exceptions stay masked, no flush-to-zero. */
-static inline void kc_ie_host_begin(unsigned m) {
+/* SSE. Writing MXCSR costs tens of nanoseconds, reading it a few, so the flags are not cleared
+   before every operation: a flag the host already holds need not be cleared when it is in
+   `accounted` (the flags the caller has accrued already: whether this operation raises it again
+   changes nothing). MXCSR is written only to change the rounding mode (and back) or to clear a
+   flag not yet accounted for. All exceptions stay masked, no flush-to-zero. */
+static inline unsigned kc_ie_mxcsr_flags(unsigned csr) {
+    return (csr & 1 ? KC_NV : 0) | (csr & 4 ? KC_DZ : 0) | (csr & 8 ? KC_OF : 0) | (csr & 16 ? KC_UF : 0) | (csr & 32 ? KC_NX : 0);
+}
+static inline void kc_ie_host_begin(unsigned m, unsigned accounted) {
     static const unsigned rc[4] = {0x0000, 0x6000, 0x2000, 0x4000};  /* RC: RNE, RTZ, RDN, RUP */
-    unsigned csr = 0x1f80 | rc[m];
-    __asm__ volatile("ldmxcsr %0" : : "m"(csr) : "memory");
+    unsigned csr;
+    __asm__ volatile("stmxcsr %0" : "=m"(csr) : : "memory");
+    if (m || (csr & ~0x3fu) != 0x1f80 || (kc_ie_mxcsr_flags(csr) & ~accounted)) {
+        unsigned set = 0x1f80 | rc[m];
+        __asm__ volatile("ldmxcsr %0" : : "m"(set) : "memory");
+    }
 }
 static inline unsigned kc_ie_host_end(unsigned m) {
     unsigned csr, dflt = 0x1f80;
     __asm__ volatile("stmxcsr %0" : "=m"(csr) : : "memory");
     if (m) __asm__ volatile("ldmxcsr %0" : : "m"(dflt) : "memory");
-    return (csr & 1 ? KC_NV : 0) | (csr & 4 ? KC_DZ : 0) | (csr & 8 ? KC_OF : 0) | (csr & 16 ? KC_UF : 0) | (csr & 32 ? KC_NX : 0);
+    return kc_ie_mxcsr_flags(csr);
 }
 /* keeps the compiler from moving the operation across the MXCSR accesses */
 #define KC_IE_PIN(x) __asm__ volatile("" : "+x"(x))
 #else
-static inline void kc_ie_host_begin(unsigned m) {
+static inline void kc_ie_host_begin(unsigned m, unsigned accounted) {
     static const int rc[4] = {FE_TONEAREST, FE_TOWARDZERO, FE_DOWNWARD, FE_UPWARD};
+    (void)accounted;
     fesetround(rc[m]);
     feclearexcept(FE_ALL_EXCEPT);
 }
@@ -117,7 +128,7 @@ static inline unsigned kc_ie_host_end(unsigned m) {
 /* Exact path: the operation in the wider format (double for binary32, long double for binary64)
    rounded toward zero, made odd when inexact, then rounded once to binary w in mode m. Operands
    are not NaN; the wider format neither overflows nor underflows on them. */
-static uint64_t kc_ie_exact(int op, uint64_t a, uint64_t b, uint64_t c, int w, unsigned m, unsigned *fl) {
+static __attribute__((noinline)) uint64_t kc_ie_exact(int op, uint64_t a, uint64_t b, uint64_t c, int w, unsigned m, unsigned *fl) {
     volatile long double x = kc_ie_double(a, w), y = kc_ie_double(b, w), z = kc_ie_double(c, w), r;
     int saved = fegetround();
     fesetround(FE_TOWARDZERO);
@@ -158,8 +169,9 @@ static uint64_t kc_ie_exact(int op, uint64_t a, uint64_t b, uint64_t c, int w, u
     return kc_ie_round(sign != 0, sig, ex - bits, (host & KC_NX) != 0, w, m, fl);
 }
 
-/* add, sub, mul, div, sqrt (b unused) and fma (a * b + c, rounded once) */
-static inline uint64_t kc_ieee_op(int op, uint64_t a, uint64_t b, uint64_t c, int w, unsigned m, unsigned *fl) {
+/* add, sub, mul, div, sqrt (b unused) and fma (a * b + c, rounded once). *fl holds the flags
+   accrued so far and gets this operation's OR-ed in (as for every kc_ie_* function). */
+static inline __attribute__((always_inline)) uint64_t kc_ieee_op(int op, uint64_t a, uint64_t b, uint64_t c, int w, unsigned m, unsigned *fl) {
     int nb = op == KC_SQRT ? 1 : op == KC_FMA ? 3 : 2;
     if (kc_ie_isnan(a, w) || (nb > 1 && kc_ie_isnan(b, w)) || (nb > 2 && kc_ie_isnan(c, w))) {
         int invalid = kc_ie_issnan(a, w) || (nb > 1 && kc_ie_issnan(b, w)) || (nb > 2 && kc_ie_issnan(c, w));
@@ -175,7 +187,7 @@ static inline uint64_t kc_ieee_op(int op, uint64_t a, uint64_t b, uint64_t c, in
         uint32_t ua = (uint32_t)a, ub = (uint32_t)b, uc = (uint32_t)c, ur;
         float x, y, z, r;
         memcpy(&x, &ua, 4); memcpy(&y, &ub, 4); memcpy(&z, &uc, 4);
-        kc_ie_host_begin(m);
+        kc_ie_host_begin(m, *fl);
         KC_IE_PIN(x); KC_IE_PIN(y); KC_IE_PIN(z);
         switch (op) {
         case KC_ADD: r = x + y; break;
@@ -192,7 +204,7 @@ static inline uint64_t kc_ieee_op(int op, uint64_t a, uint64_t b, uint64_t c, in
     } else {
         double x, y, z, r;
         memcpy(&x, &a, 8); memcpy(&y, &b, 8); memcpy(&z, &c, 8);
-        kc_ie_host_begin(m);
+        kc_ie_host_begin(m, *fl);
         KC_IE_PIN(x); KC_IE_PIN(y); KC_IE_PIN(z);
         switch (op) {
         case KC_ADD: r = x + y; break;
@@ -207,8 +219,8 @@ static inline uint64_t kc_ieee_op(int op, uint64_t a, uint64_t b, uint64_t c, in
         memcpy(&bits, &r, 8);
     }
     if (kc_ie_isnan(bits, w)) bits = KC_IE_CANON(w);
-    /* inexact at or below the smallest normal: whether it underflowed depends on when tininess is
-       detected, which hosts do differently; the exact path knows */
+    /* inexact (or NX held from before) at or below the smallest normal: whether it underflowed
+       depends on when tininess is detected, which hosts do differently; the exact path knows */
     if ((f & KC_NX) && (bits & ~KC_IE_SIGN(w)) <= ((uint64_t)1 << (KC_IE_P(w) - 1)))
         return kc_ie_exact(op, a, b, c, w, m, fl);
     *fl |= f;

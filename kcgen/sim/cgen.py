@@ -138,7 +138,7 @@ class CGen:
         self._no_regions = False  # compile every statement as the plain checked code
         self._regions = 0  # fast versions made in the current instruction
         self._side_by_side = False
-        self._fmaf = False  # some semantics compute an f32 fused multiply-add (b_fma)
+        self._fmaf = False  # some semantics compute a fused multiply-add (b_fma on f32, b_ieee_fma)
         self._plan = None
         self._anchors: dict = {}  # id(for statement) -> reductions computed at the start of its body
         self.functions = {}
@@ -772,8 +772,11 @@ class CGen:
         """`call` (given the flags' address as `&kc_fl`) with its flags OR-ed into the ieee_flags
         state (dropped when the ISA has none)."""
         name = self.spec.ieee_flags_state
-        acc = f" *(s->{self.L.stores[name].cname}) |= kc_fl;" if name else ""
-        return f"({{ unsigned kc_fl = 0; {ctype} kc_r = {call};{acc} kc_r; }})"
+        if name is None:
+            return f"({{ unsigned kc_fl = 0; {ctype} kc_r = {call}; kc_r; }})"
+        # starting from the flags accrued so far spares the host's flag register a write (kc_ieee.h)
+        flags = f"*(s->{self.L.stores[name].cname})"
+        return f"({{ unsigned kc_fl = (unsigned){flags}; {ctype} kc_r = {call}; {flags} |= kc_fl; kc_r; }})"
 
     def _ieee_bits(self, arg) -> tuple[str, int]:
         at = self.body.type(arg)
@@ -805,6 +808,7 @@ class CGen:
         return self._ieee_op(e, t, "KC_SQRT", 1)
 
     def b_ieee_fma(self, e, t):
+        self._fmaf = True  # the x86-64-v3 run loop makes the host's fma one instruction (run_clone)
         return self._ieee_op(e, t, "KC_FMA", 3)
 
     def _ieee_min_max(self, e, t, want_max: int) -> str:
