@@ -169,6 +169,66 @@ static __attribute__((noinline)) uint64_t kc_ie_exact(int op, uint64_t a, uint64
     return kc_ie_round(sign != 0, sig, ex - bits, (host & KC_NX) != 0, w, m, fl);
 }
 
+/* Round to nearest-even without touching the host's flag register, for results well inside the
+   normal range (no overflow, no underflow: only NX can be raised), with an exactness test that is
+   itself exact. binary32: the operation in double, rounded to float (for + - * / and sqrt the
+   double rounding is innocuous: 53 >= 2 * 24 + 2), inexact when the double differs from the float
+   or, for a sum, when the double sum had an error (TwoSum); binary64: the error of the result
+   (TwoSum, or an fma for * / and sqrt, exact in that range). Returns 0 when it does not apply. */
+static inline __attribute__((always_inline)) int kc_ie_rne_fast(int op, uint64_t a, uint64_t b, int w, uint64_t *out, unsigned *fl) {
+    if (w == 32) {
+        uint32_t ua = (uint32_t)a, ub = (uint32_t)b, ur;
+        float x, y, r;
+        memcpy(&x, &ua, 4); memcpy(&y, &ub, 4);
+        double X = x, Y = op == KC_SUB ? -(double)y : (double)y, d, err = 0;
+        switch (op) {
+        case KC_ADD: case KC_SUB: { d = X + Y; double bb = d - X; err = (X - (d - bb)) + (Y - bb); break; }
+        case KC_MUL: d = X * Y; break;
+        case KC_DIV: d = X / Y; break;
+        default: d = sqrt(X); break;
+        }
+        r = (float)d;
+        memcpy(&ur, &r, 4);
+        uint32_t e = (ur >> 23) & 0xff;
+        if (e < 2 || e == 0xff) return 0;
+        double R = r;
+        int inexact = op == KC_DIV ? R * Y != X : op == KC_SQRT ? R * R != X : (err != 0 || R != d);
+        *fl |= inexact ? KC_NX : 0;
+        *out = ur;
+        return 1;
+    }
+    double x, y, r, err;
+    memcpy(&x, &a, 8); memcpy(&y, &b, 8);
+    const uint64_t lo = 54, hi = 2046 - 54;  /* exponent fields far from underflow and overflow */
+#define KC_IE_E64(v) ((v >> 52) & 0x7ff)
+    switch (op) {
+    case KC_ADD: case KC_SUB: {
+        if (op == KC_SUB) y = -y;
+        r = x + y;
+        double bb = r - x;
+        err = (x - (r - bb)) + (y - bb);
+        break;
+    }
+#ifdef __FMA__
+    case KC_MUL: r = x * y; err = fma(x, y, -r); break;
+    case KC_DIV:
+        if (KC_IE_E64(a) < lo || KC_IE_E64(a) > hi || KC_IE_E64(b) < lo || KC_IE_E64(b) > hi) return 0;
+        r = x / y; err = fma(-r, y, x); break;
+    case KC_SQRT:
+        if (KC_IE_E64(a) < lo || KC_IE_E64(a) > hi) return 0;
+        r = sqrt(x); err = fma(-r, r, x); break;
+#endif
+    default: return 0;
+    }
+    uint64_t bits;
+    memcpy(&bits, &r, 8);
+    if (KC_IE_E64(bits) < lo || KC_IE_E64(bits) > hi) return 0;
+#undef KC_IE_E64
+    *fl |= err != 0 ? KC_NX : 0;
+    *out = bits;
+    return 1;
+}
+
 /* add, sub, mul, div, sqrt (b unused) and fma (a * b + c, rounded once). *fl holds the flags
    accrued so far and gets this operation's OR-ed in (as for every kc_ie_* function). */
 static inline __attribute__((always_inline)) uint64_t kc_ieee_op(int op, uint64_t a, uint64_t b, uint64_t c, int w, unsigned m, unsigned *fl) {
@@ -182,6 +242,7 @@ static inline __attribute__((always_inline)) uint64_t kc_ieee_op(int op, uint64_
     }
     if (m >= 4) return kc_ie_exact(op, a, b, c, w, m, fl);
     uint64_t bits;
+    if (m == 0 && op != KC_FMA && kc_ie_rne_fast(op, a, b, w, &bits, fl)) return bits;
     unsigned f;
     if (w == 32) {
         uint32_t ua = (uint32_t)a, ub = (uint32_t)b, uc = (uint32_t)c, ur;

@@ -34,12 +34,26 @@ uint64_t t_convert(uint64_t a, int from, int to, unsigned m, unsigned *fl) { ret
 """
 
 
-@pytest.fixture(scope="module")
-def lib(tmp_path_factory):
+def _has_fma() -> bool:
+    try:
+        return " fma " in Path("/proc/cpuinfo").read_text() and " avx2 " in Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return False
+
+
+# as the simulator builds its run loop: baseline x86-64, and x86-64-v3 where the CPU has it (there
+# the binary64 fast path checks exactness with fma)
+@pytest.fixture(scope="module", params=["baseline", "x86-64-v3"])
+def lib(request, tmp_path_factory):
+    extra = []
+    if request.param == "x86-64-v3":
+        if not _has_fma():
+            pytest.skip("the CPU has no x86-64-v3 (FMA, AVX2)")
+        extra = ["-march=x86-64-v3"]
     d = tmp_path_factory.mktemp("ieee")
     (d / "w.c").write_text(WRAPPER)
     so = d / "w.so"
-    done = subprocess.run(["gcc", *CFLAGS, "-I", str(NATIVE), "-o", str(so), str(d / "w.c"), "-lm"],
+    done = subprocess.run(["gcc", *CFLAGS, *extra, "-I", str(NATIVE), "-o", str(so), str(d / "w.c"), "-lm"],
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     L = ctypes.CDLL(str(so))
