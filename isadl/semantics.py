@@ -674,21 +674,19 @@ class Checker:
             return None
         return t
 
-    def b_ieee_to_int(self, e):
+    def _ieee_convert(self, e, want_float: bool):
         if not self.arity(e, 3):
             return None
         src = self._ieee_bits(e, e.args[0])
         self._ieee_mode(e, e.args[1])
-        t = self._ieee_target(e, False)
+        t = self._ieee_target(e, want_float)
         return t if src is not None else None
 
+    def b_ieee_to_int(self, e):
+        return self._ieee_convert(e, False)
+
     def b_ieee_convert(self, e):
-        if not self.arity(e, 3):
-            return None
-        src = self._ieee_bits(e, e.args[0])
-        self._ieee_mode(e, e.args[1])
-        t = self._ieee_target(e, True)
-        return t if src is not None else None
+        return self._ieee_convert(e, True)
 
     def b_ieee_from_int(self, e):
         if not self.arity(e, 3):

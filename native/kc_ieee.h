@@ -18,6 +18,8 @@
 #include <stdint.h>
 #include <string.h>
 
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "kc_ieee.h reads a binary32 from the low bytes of a uint64_t");
+
 _Static_assert(LDBL_MANT_DIG >= 55 && LDBL_MAX_EXP >= 4096, "the exact binary64 path needs a long double of at least 55 bits");
 
 enum { KC_NV = 16, KC_DZ = 8, KC_OF = 4, KC_UF = 2, KC_NX = 1 };
@@ -244,41 +246,31 @@ static inline __attribute__((always_inline)) uint64_t kc_ieee_op(int op, uint64_
     uint64_t bits;
     if (m == 0 && op != KC_FMA && kc_ie_rne_fast(op, a, b, w, &bits, fl)) return bits;
     unsigned f;
-    if (w == 32) {
-        uint32_t ua = (uint32_t)a, ub = (uint32_t)b, uc = (uint32_t)c, ur;
-        float x, y, z, r;
-        memcpy(&x, &ua, 4); memcpy(&y, &ub, 4); memcpy(&z, &uc, 4);
-        kc_ie_host_begin(m, *fl);
-        KC_IE_PIN(x); KC_IE_PIN(y); KC_IE_PIN(z);
-        switch (op) {
-        case KC_ADD: r = x + y; break;
-        case KC_SUB: r = x - y; break;
-        case KC_MUL: r = x * y; break;
-        case KC_DIV: r = x / y; break;
-        case KC_SQRT: r = sqrtf(x); break;
-        default: r = fmaf(x, y, z); break;
-        }
-        KC_IE_PIN(r);
-        f = kc_ie_host_end(m);
-        memcpy(&ur, &r, 4);
-        bits = ur;
-    } else {
-        double x, y, z, r;
-        memcpy(&x, &a, 8); memcpy(&y, &b, 8); memcpy(&z, &c, 8);
-        kc_ie_host_begin(m, *fl);
-        KC_IE_PIN(x); KC_IE_PIN(y); KC_IE_PIN(z);
-        switch (op) {
-        case KC_ADD: r = x + y; break;
-        case KC_SUB: r = x - y; break;
-        case KC_MUL: r = x * y; break;
-        case KC_DIV: r = x / y; break;
-        case KC_SQRT: r = sqrt(x); break;
-        default: r = fma(x, y, z); break;
-        }
-        KC_IE_PIN(r);
-        f = kc_ie_host_end(m);
-        memcpy(&bits, &r, 8);
-    }
+    /* the operation in the host's format T, in mode m, its flags in f */
+#define KC_IE_HOST_OP(T, SQRT, FMA)                                              \
+    do {                                                                         \
+        T x, y, z, r;                                                            \
+        memcpy(&x, &a, sizeof x); memcpy(&y, &b, sizeof y); memcpy(&z, &c, sizeof z); \
+        kc_ie_host_begin(m, *fl);                                                \
+        KC_IE_PIN(x); KC_IE_PIN(y); KC_IE_PIN(z);                                \
+        switch (op) {                                                            \
+        case KC_ADD: r = x + y; break;                                           \
+        case KC_SUB: r = x - y; break;                                           \
+        case KC_MUL: r = x * y; break;                                           \
+        case KC_DIV: r = x / y; break;                                           \
+        case KC_SQRT: r = SQRT(x); break;                                        \
+        default: r = FMA(x, y, z); break;                                        \
+        }                                                                        \
+        KC_IE_PIN(r);                                                            \
+        f = kc_ie_host_end(m);                                                   \
+        bits = 0;                                                                \
+        memcpy(&bits, &r, sizeof r);                                             \
+    } while (0)
+    if (w == 32)  /* little-endian host: the low 4 bytes of a, b, c are the binary32 */
+        KC_IE_HOST_OP(float, sqrtf, fmaf);
+    else
+        KC_IE_HOST_OP(double, sqrt, fma);
+#undef KC_IE_HOST_OP
     if (kc_ie_isnan(bits, w)) bits = KC_IE_CANON(w);
     /* inexact (or NX held from before) at or below the smallest normal: whether it underflowed
        depends on when tininess is detected, which hosts do differently; the exact path knows */
