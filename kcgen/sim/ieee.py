@@ -126,12 +126,14 @@ def _neg(b: int, w: int) -> bool:
     return bool(b & FMT[w].sign)
 
 
-def _sum(x: Fraction, y: Fraction, zero_neg: bool, w: int, m: int) -> tuple[int, int]:
-    """x + y of finite values; zero_neg: the sign of an exact zero sum when both addends are zeros
-    of that sign."""
+def _sum(x: Fraction, y: Fraction, x_neg: bool, y_neg: bool, w: int, m: int) -> tuple[int, int]:
+    """x + y of finite values (x_neg, y_neg: their signs, which decide the sign of zeros). An exact
+    zero sum is -0 when both addends are -0, or when they differ in sign and the mode rounds down;
+    otherwise +0 (IEEE 754 6.3)."""
     s = x + y
     if s == 0:
-        return (FMT[w].sign if zero_neg or m == 2 else 0), 0
+        neg = (x_neg and y_neg) if x_neg == y_neg else m == 2
+        return (FMT[w].sign if neg else 0), 0
     return round_fraction(s, w, m)
 
 
@@ -142,8 +144,7 @@ def add(a: int, b: int, w: int, m: int) -> tuple[int, int]:
         if isinf(a, w) and isinf(b, w) and _neg(a, w) != _neg(b, w):
             return _nan(w, invalid=True)
         return (a if isinf(a, w) else b), 0
-    both_neg_zero = iszero(a, w) and iszero(b, w) and _neg(a, w) and _neg(b, w)
-    return _sum(value(a, w), value(b, w), both_neg_zero, w, m)
+    return _sum(value(a, w), value(b, w), _neg(a, w), _neg(b, w), w, m)
 
 
 def sub(a: int, b: int, w: int, m: int) -> tuple[int, int]:
@@ -211,9 +212,7 @@ def fma(a: int, b: int, c: int, w: int, m: int) -> tuple[int, int]:
         return _signed_inf(pneg, w), 0
     if isinf(c, w):
         return c, 0
-    prod_zero = iszero(a, w) or iszero(b, w)
-    both_neg_zero = prod_zero and pneg and iszero(c, w) and _neg(c, w)
-    return _sum(value(a, w) * value(b, w), value(c, w), both_neg_zero, w, m)
+    return _sum(value(a, w) * value(b, w), value(c, w), pneg, _neg(c, w), w, m)
 
 
 def min_max(a: int, b: int, w: int, want_max: bool) -> tuple[int, int]:

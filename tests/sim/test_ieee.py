@@ -218,6 +218,20 @@ def test_conversions_agree(lib, w):
         assert c_call(lib.t_convert, a, w, other, m) == ieee.convert(a, w, other, m), (hex(a), m)
 
 
+@pytest.mark.parametrize("w", [32, 64])
+def test_signed_zero_sums_agree(lib, w):
+    """Every combination of zero and cancelling operands, every mode: random operands rarely meet."""
+    f = ieee.FMT[w]
+    one = f.bias << (f.p - 1)
+    cases = [(x, y) for x in (0, f.sign, one, one | f.sign) for y in (0, f.sign, one, one | f.sign)]
+    for m in range(5):
+        for x, y in cases:
+            assert c_call(lib.t_op, 0, x, y, 0, w, m) == ieee.add(x, y, w, m), (hex(x), hex(y), m)
+            assert c_call(lib.t_op, 1, x, y, 0, w, m) == ieee.sub(x, y, w, m), (hex(x), hex(y), m)
+            for z in (0, f.sign, one, one | f.sign):
+                assert c_call(lib.t_op, 5, x, y, z, w, m) == ieee.fma(x, y, z, w, m), (hex(x), hex(y), hex(z), m)
+
+
 def test_riscv_saturation_and_nan_rules():
     """Hand-computed from the RISC-V specification (fcvt table 11.4; NaN generation 11.3)."""
     assert ieee.to_int(0x7FC00000, 32, 1, 32, True) == ((1 << 31) - 1, NV)
@@ -233,6 +247,10 @@ def test_riscv_saturation_and_nan_rules():
     assert ieee.add(0x7F7FFFFF, 0x7F7FFFFF, 32, 1) == (0x7F7FFFFF, OF | NX)  # RTZ overflow: the largest finite
     assert ieee.add(0x7F7FFFFF, 0x7F7FFFFF, 32, 4) == (0x7F800000, OF | NX)
     assert ieee.sub(0x3F800000, 0x3F800000, 32, 2) == (0x80000000, 0)  # x - x is -0 rounding down
+    # the sign of an exact zero sum (IEEE 754 6.3): the addends' when both are zeros of one sign
+    assert ieee.add(0, 0, 32, 2) == (0, 0) and ieee.add(0x80000000, 0x80000000, 32, 3) == (0x80000000, 0)
+    assert ieee.add(0, 0x80000000, 32, 2) == (0x80000000, 0) and ieee.add(0, 0x80000000, 32, 0) == (0, 0)
+    assert ieee.fma(0, 0x3F800000, 0, 32, 2) == (0, 0) and ieee.fma(0x80000000, 0x3F800000, 0, 32, 2) == (0x80000000, 0)
     # tininess after rounding: 2^-126 * (1 - 2^-25) rounds to 2^-126 with 24 bits, not tiny: no UF
     near = Fraction(2) ** -126 * (1 - Fraction(1, 2 ** 25))
     assert ieee.round_fraction(near, 32, 0) == (0x00800000, NX)
