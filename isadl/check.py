@@ -319,10 +319,18 @@ class _Check:
                 continue
             self.floats[f.name] = bits
         fmt_names = set(self.floats)
+        float_args = {f.name: {a.key: a.value for a in f.args} for f in self.isa.floats}
         for m in self.isa.mxs:
-            args = self.kwargs(m.args, {"elem": "name", "scale": "name", "block": "int"}, f"mx {m.name}")
+            args = self.kwargs(m.args, {"elem": "name", "scale": "name", "block": "int", "rule": "name"},
+                               f"mx {m.name}")
             if args is None:
                 continue
+            rule = args.get("rule", "ocp")
+            if rule not in ir.MX_RULES:
+                self.error(self._arg_loc(m.args, "rule"), f"mx {m.name}: unknown rule '{rule}' (one of "
+                                                          f"{', '.join(ir.MX_RULES)}){did_you_mean(rule, ir.MX_RULES)}")
+            elif rule == "plena":
+                self._plena_rule_formats(m, args, float_args)
             for req in ("elem", "scale", "block"):
                 if req not in args:
                     self.error(m.loc, f"mx {m.name} needs {req}=...")
@@ -332,6 +340,21 @@ class _Check:
                                                           f"{did_you_mean(args[key], fmt_names)}")
             if args.get("block", 1) < 1:
                 self.error(self._arg_loc(m.args, "block"), f"mx {m.name}: block must be at least 1")
+
+    def _plena_rule_formats(self, m, args, float_args) -> None:
+        """The PLENA emulator's rule reads the element as an IEEE-style float (all-ones exponent Inf/NaN,
+        default bias) and the scale as an 8-bit unsigned exponent whose 0xFF is infinity."""
+        elem, scale = float_args.get(args.get("elem")), float_args.get(args.get("scale"))
+        if elem is not None and ("finite" in elem or "nonan" in elem or "unsigned" in elem or elem.get("man", 0) < 1
+                                 or elem.get("bias", (1 << (elem.get("exp", 1) - 1)) - 1)
+                                 != (1 << (elem.get("exp", 1) - 1)) - 1 or elem.get("exp", 0) + elem.get("man", 0) > 7):
+            self.error(self._arg_loc(m.args, "elem"), f"mx {m.name}: rule=plena needs a signed element format of "
+                                                      "at most 8 bits with a mantissa, the default bias and neither "
+                                                      "`finite` nor `nonan` (its all-ones exponent is Inf/NaN)")
+        if scale is not None and (scale.get("exp") != 8 or scale.get("man") != 0 or "unsigned" not in scale
+                                  or "finite" in scale or "bias" in scale):
+            self.error(self._arg_loc(m.args, "scale"), f"mx {m.name}: rule=plena needs the scale format "
+                                                       "float(exp=8, man=0, unsigned): 0 is zero, 0xFF infinity")
 
     @staticmethod
     def _arg_loc(args, key):
@@ -426,6 +449,8 @@ class _Check:
                     chk.coerce(it, t, st.init, f"state {st.name}")
                     if not chk.is_static(st.init):
                         self.error(st.init.loc, f"the initial value of state {st.name} must be a constant")
+            if st.readonly and st.untimed:
+                self.error(st.loc, f"state {st.name} is readonly: no instruction writes it, so `untimed` means nothing")
             self.storage[st.name] = StorageInfo(dims, t, st.readonly)
             self.types[st.name] = t
             if st.ieee_flags:
@@ -526,6 +551,15 @@ class _Check:
                 if it.value < 0:
                     self.error(it.loc, f"enum {e.name}: value {it.value} must not be negative")
                 names.add(it.name)
+            if e.numbers:
+                m = re.fullmatch(r"u([0-9]+)", e.numbers)
+                if m is None or not 1 <= int(m.group(1)) <= 64:
+                    self.error(e.loc, f"enum {e.name}: '{e.numbers}' must be uN (the numbers it accepts besides "
+                                      f"its names), N from 1 to 64")
+                else:
+                    for it in e.items:
+                        if it.value >= 1 << int(m.group(1)):
+                            self.error(it.loc, f"enum {e.name}: value {it.value} does not fit {e.numbers}")
             self.enums[e.name] = e
 
     # ---- formats, slots, timing ------------------------------------------------------------------------
@@ -732,7 +766,8 @@ class _Check:
         elif op.kind in self.enums:
             e = self.enums[op.kind]
             top = max((it.value for it in e.items), default=0)
-            spec = OperandSpec(op.name, "enum", max(1, top.bit_length()), False, op.kind)
+            width = int(e.numbers[1:]) if re.fullmatch(r"u[0-9]+", e.numbers) else max(1, top.bit_length())
+            spec = OperandSpec(op.name, "enum", width, False, op.kind)
         else:
             known = set(self.regs) | set(self.enums) | {rc.name for rc in self.isa.regclasses} | {"i12", "u5", "pcrel13"}
             self.error(col, f"operand {op.name}: unknown kind '{op.kind}' (a register file, register class, "

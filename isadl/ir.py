@@ -23,6 +23,9 @@ class Loc:
 
 NOWHERE = Loc("<generated>", 0, 0)
 
+# Rules of `mx NAME(..., rule=R)`: how scales are chosen and elements rounded and read (docs/isadl.md).
+MX_RULES = ("ocp", "plena")
+
 
 def _loc():
     return field(default=NOWHERE, compare=False, hash=False, repr=False)
@@ -271,6 +274,7 @@ class State:
     readonly: bool = False
     doc: str = ""
     loc: Loc = _loc()
+    untimed: bool = False  # no timing dependence through it (docs/isadl.md 4.5)
     ieee_flags: bool = False  # the accumulator of the ieee_* builtins' exception flags
 
 
@@ -351,6 +355,9 @@ class Enum:
     items: tuple[EnumItem, ...]
     doc: str = ""
     loc: Loc = _loc()
+    # "uN" for an open enum (`enum csr: u12 {...}`): any N-bit number is accepted too, the names
+    # being spellings of some of them (GNU as's CSR operands); "" for a closed enum.
+    numbers: str = ""
 
 
 @dataclass(frozen=True)

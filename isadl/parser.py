@@ -438,9 +438,10 @@ class _Builder(Transformer):
     @v_args(meta=True)
     def state(self, meta, c):
         name, *rest = c
-        doc, ieee_flags, readonly, init, type_ = rest.pop(), rest.pop(), rest.pop(), rest.pop(), rest.pop()
+        doc, ieee_flags, untimed, readonly, init, type_ = (rest.pop() for _ in range(6))
         return ("states", ir.State(str(name), tuple(rest), type_, init, _flag(readonly),
-                                   unquote(doc) if doc else "", self.loc(name), _flag(ieee_flags)), meta)
+                                   unquote(doc) if doc else "", self.loc(name), untimed=_flag(untimed),
+                                   ieee_flags=_flag(ieee_flags)), meta)
 
     def state_init(self, c):
         return c[0]
@@ -448,6 +449,10 @@ class _Builder(Transformer):
     @v_args(meta=True)
     def readonly(self, meta, c):
         return ("readonly", True, meta)
+
+    @v_args(meta=True)
+    def untimed(self, meta, c):
+        return ("untimed", True, meta)
 
     @v_args(meta=True)
     def ieee_flags(self, meta, c):
@@ -523,10 +528,10 @@ class _Builder(Transformer):
 
     @v_args(meta=True)
     def enum(self, meta, c):
-        name, *items = c
+        name, numbers, *items = c
         doc = items.pop()
         return ("enums", ir.Enum(str(name), tuple(i for i in items if isinstance(i, ir.EnumItem)),
-                                 unquote(doc) if doc else "", self.loc(name)), meta)
+                                 unquote(doc) if doc else "", self.loc(name), str(numbers) if numbers else ""), meta)
 
     def enum_item(self, c):
         name, value = c

@@ -287,7 +287,8 @@ def print_isa(isa: ir.ISA) -> str:
     for s in isa.states:
         dims = "".join(f"[{expr(d)}]" for d in s.dims)
         init = f" = {expr(s.init)}" if s.init is not None else ""
-        out(f"state {s.name}{dims}: {type_ref(s.type)}{init}{' readonly' if s.readonly else ''}{' ieee_flags' if s.ieee_flags else ''}{_opt_doc(s.doc)}")
+        out(f"state {s.name}{dims}: {type_ref(s.type)}{init}{' readonly' if s.readonly else ''}{' untimed' if s.untimed else ''}"
+            f"{' ieee_flags' if s.ieee_flags else ''}{_opt_doc(s.doc)}")
     for m in isa.memories:
         body = ([f"base {expr(m.base)}"] if m.base is not None else []) + \
                ([f"align {expr(m.align)}"] if m.align is not None else []) + (["readonly"] if m.readonly else [])
@@ -302,7 +303,7 @@ def print_isa(isa: ir.ISA) -> str:
             out(head)
     for e in isa.enums:
         items = ", ".join(f"{it.name if _is_name(it.name) else quote(it.name)} = {it.value}" for it in e.items)
-        out(f"enum {e.name} {{ {items} }}{_opt_doc(e.doc)}")
+        out(f"enum {e.name}{': ' + e.numbers if e.numbers else ''} {{ {items} }}{_opt_doc(e.doc)}")
     for s in isa.slots:
         out(f"slot {s.name}({s.width})" + (f" nop {s.nop}" if s.nop else "") + _opt_doc(s.doc))
     for f in isa.formats:

@@ -20,7 +20,8 @@ import numpy as np
 __all__ = [
     "Format", "BF16", "FP16", "F32", "F64", "E4M3", "E5M2", "E8M0", "E3M2", "E2M3", "E2M1",
     "decode", "encode", "decode_array", "encode_array", "f2i",
-    "mx_decode", "mx_scale", "mx_encode", "mx_encode_block", "mx_decode_block",
+    "mx_decode", "mx_scale", "mx_encode", "mx_encode_block", "mx_decode_block", "MX_RULES",
+    "mx_plena_encode_tensor", "mx_plena_decode_tensor",
     "fmin", "fmax", "ilogb",
 ]
 
@@ -380,17 +381,23 @@ def f2i(x: float, width: int, signed: bool = True) -> int:
 
 # ---- OCP microscaling ------------------------------------------------------------------------------
 
-def mx_decode(elem: Format, elem_bits: int, scale_bits: int) -> float:
-    """Exact value of one MX element under an E8M0 scale (0xFF -> NaN), as a float."""
+def mx_decode(elem: Format, elem_bits: int, scale_bits: int, rule: str = "ocp") -> float:
+    """Exact value of one MX element under an E8M0 scale (0xFF -> NaN), as a float.
+    rule='plena': the PLENA emulator's decoding, rounded to float32 (see below)."""
     scale_bits = int(scale_bits)
+    if rule == "plena":
+        return _plena_decode(elem, elem_bits, scale_bits)
     if scale_bits == 0xFF:
         return _NAN
     cls, neg, n, k = _unpack(elem, int(elem_bits) & 0xFF)
     return _to_double(cls, neg, n, k + scale_bits - 127)
 
 
-def mx_scale(elem: Format, amax: float) -> int:
-    """E8M0 scale: clamp(floor(log2|amax|) - emax_elem, -127, 127) + 127; 0 -> 0; NaN/inf -> 0xFF."""
+def mx_scale(elem: Format, amax: float, rule: str = "ocp") -> int:
+    """E8M0 scale: clamp(floor(log2|amax|) - emax_elem, -127, 127) + 127; 0 -> 0; NaN/inf -> 0xFF.
+    rule='plena': clamp(floor(log2(f32(|amax| + 1e-9))), -127, 127) + 127; 0 and NaN -> 0."""
+    if rule == "plena":
+        return _plena_scale(amax)
     a = abs(float(amax))
     if math.isnan(a) or math.isinf(a):
         return 0xFF
@@ -400,27 +407,176 @@ def mx_scale(elem: Format, amax: float) -> int:
     return min(max(lg - elem.emax, -127), 127) + 127
 
 
-def mx_encode(elem: Format, x: float, scale_bits: int) -> int:
-    """Element byte for x under the scale: one rounding, saturating; scale 0xFF -> element NaN (or 0)."""
+def mx_encode(elem: Format, x: float, scale_bits: int, rule: str = "ocp") -> int:
+    """Element byte for x under the scale: one rounding, saturating; scale 0xFF -> element NaN (or 0).
+    rule='plena': the PLENA emulator's quantiser (round half away from zero, clamp without carry)."""
     scale_bits = int(scale_bits)
+    if rule == "plena":
+        return _plena_encode(elem, x, scale_bits)
     if scale_bits == 0xFF:
         return elem.nan_code & 0xFF
     return _encode_scaled(elem, x, 127 - scale_bits, True) & 0xFF
 
 
-def mx_encode_block(elem: Format, x) -> tuple[np.ndarray, int]:
+def mx_encode_block(elem: Format, x, rule: str = "ocp") -> tuple[np.ndarray, int]:
     """(element bytes, scale byte) for one block of float32 values (kc_mx_encode_block)."""
     xs = np.asarray(x, dtype=np.float32).astype(np.float64).ravel()
     a = np.abs(xs)
-    amax = _NAN if np.isnan(a).any() else (float(a.max()) if a.size else 0.0)
-    s = mx_scale(elem, amax)
-    return np.array([mx_encode(elem, v, s) for v in xs], dtype=np.uint8), s
+    if rule == "plena":  # NaN never becomes the block's maximum there
+        amax = float(np.fmax.reduce(a, initial=0.0)) if a.size else 0.0
+    else:
+        amax = _NAN if np.isnan(a).any() else (float(a.max()) if a.size else 0.0)
+    s = mx_scale(elem, amax, rule)
+    return np.array([mx_encode(elem, v, s, rule) for v in xs], dtype=np.uint8), s
 
 
-def mx_decode_block(elem: Format, elems, scale_bits: int) -> np.ndarray:
+def mx_decode_block(elem: Format, elems, scale_bits: int, rule: str = "ocp") -> np.ndarray:
     """float32 values of one block (kc_mx_decode_block): exact value, one rounding to float32."""
-    vals = [mx_decode(elem, int(b), scale_bits) for b in np.asarray(elems).ravel()]
+    vals = [mx_decode(elem, int(b), scale_bits, rule) for b in np.asarray(elems).ravel()]
     return np.array(vals, dtype=np.float64).astype(np.float32)
+
+
+# ---- the PLENA emulator's MX rule (isadl: mx NAME(..., rule=plena)) --------------------------------
+# AICrossSim PLENA_Simulator, Feb 2026 (lib/quantize: tensor.rs into_bytes, dtype.rs cast): a block's
+# scale is 2^floor(log2(amax + 1e-9)) (not OCP's 2^(floor(log2 amax) - emax)), each element is quantised
+# by floor(log2), round half away from zero and a mantissa clamp without carry, computed in float32;
+# element decoding reads exponent field 0 as m * 2^(-bias - M) (one binade below IEEE's subnormals)
+# and the all-ones exponent as Inf/NaN; scale byte 0 decodes to 0.0 and 255 to infinity.
+
+MX_RULES = ("ocp", "plena")
+_PLENA_EPS = float.fromhex("0x1.12e0bep-30")  # the float32 nearest 1e-9, the emulator's epsilon
+_LN2 = 0.6931471805599453
+
+
+def _f32(x: float) -> float:
+    """x rounded to float32 (overflow to infinity, as float32 arithmetic does)."""
+    with np.errstate(over="ignore"):
+        return float(np.float32(x))
+
+
+def _plena_floor_log2(t: float) -> int:
+    """floor(float32(log2 t)) for a float32 t > 0: log2 rounded to float32 (correctly; the emulator's
+    log2f) is the next integer when t lies a few ulps below a power of two; inf -> INT32_MAX."""
+    if math.isinf(t):
+        return INT32_MAX
+    m, e = math.frexp(t)  # t = m 2^e, m in [0.5, 1): floor(log2 t) = e - 1
+    d = 1.0 - m
+    if d > 2.0 ** -16:  # no float32 at distance below 2^-16 * log2(e) of an integer up to 2^8 is that close
+        return e - 1
+    lg = float(e) - (d + d * d / 2.0 + d * d * d / 3.0) / _LN2
+    return e if _f32(lg) >= e else e - 1
+
+
+def _plena_scale(amax: float) -> int:
+    a = abs(_f32(amax))
+    if math.isnan(a) or a == 0.0:  # the emulator folds |x| with max from 0.0: NaN never wins
+        return 0
+    t = float(np.float32(a) + np.float32(_PLENA_EPS))
+    return min(max(_plena_floor_log2(t), -127), 127) + 127
+
+
+def _plena_quantize(f: Format, v: float) -> int:
+    """minifloat_ieee_quantize_hardware of the emulator for a float32 v."""
+    if v == 0.0:
+        return 0
+    E, M, bias = f.exp, f.man, f.bias
+    emax, emin = (1 << E) - 2 - bias, -bias
+    neg = v < 0.0  # NaN: positive
+    a = abs(v)
+    if math.isnan(a):
+        raw = 0  # float-to-int casts saturate: NaN -> 0
+    else:
+        raw = _plena_floor_log2(float(np.float32(a) + np.float32(_PLENA_EPS)))
+    e = min(max(raw, emin), emax)
+    mant = _f32(a / 2.0 ** e)
+    y = _f32(_f32(mant - 1.0) * (1 << M)) if e != emin else _f32(mant * (1 << M))
+    if math.isnan(y) or y <= 0.0:
+        r = 0
+    elif math.isinf(y):
+        r = 1 << M
+    else:
+        r = int(math.floor(y + 0.5))  # round half away from zero (y > 0, exact in a double)
+    m = (1 << M) - 1 if raw > emax else min(r, (1 << M) - 1)
+    return (f.sign_bit if neg else 0) | ((e + bias) << M) | m
+
+
+def _plena_encode(f: Format, x: float, scale_bits: int) -> int:
+    if scale_bits == 0:  # an all-zero block: the emulator leaves its element bytes 0
+        return 0
+    x = _f32(x)
+    sv = math.inf if scale_bits == 0xFF else 2.0 ** (scale_bits - 127)  # 2^128 overflows float32
+    scaled = 0.0 if x == 0.0 else _f32(x / sv)
+    return _plena_quantize(f, scaled) & 0xFF
+
+
+def _plena_decode(f: Format, elem_bits: int, scale_bits: int) -> float:
+    E, M, bias = f.exp, f.man, f.bias
+    b = int(elem_bits) & ((1 << f.width) - 1)
+    neg = bool(b & f.sign_bit)
+    ef, m = (b >> M) & ((1 << E) - 1), b & ((1 << M) - 1)
+    if ef == (1 << E) - 1:
+        v = _NAN if m else math.inf
+    elif ef == 0:
+        v = math.ldexp(m, -bias - M)
+    else:
+        v = math.ldexp((1 << M) + m, ef - bias - M)
+    v = -v if neg else v
+    s = 0.0 if scale_bits == 0 else math.inf if scale_bits == 0xFF else math.ldexp(1.0, scale_bits - 127)
+    return _f32(v * s)  # exact (a few significant bits times a power of two) or infinite/NaN
+
+
+def mx_plena_encode_tensor(elem: Format, x, block: int = 8) -> tuple[np.ndarray, np.ndarray]:
+    """(element bytes, scale bytes) of float32 values in blocks of `block`, by the PLENA rule
+    (whole-array numpy twin of mx_scale / mx_encode with rule='plena')."""
+    x = np.asarray(x, dtype=np.float32).reshape(-1, block)
+    E, M, bias = elem.exp, elem.man, elem.bias
+    emax, emin = (1 << E) - 2 - bias, -bias
+    eps = np.float32(_PLENA_EPS)
+    with np.errstate(all="ignore"):
+        a = np.abs(x)
+        amax = np.fmax.reduce(a, axis=1, initial=np.float32(0.0))  # NaN never wins, as in the emulator
+        scale = np.where(amax == 0, 0, np.clip(_floor_log2_array(amax + eps), -127, 127) + 127).astype(np.int64)
+        sv = np.exp2((scale - 127).astype(np.float32))[:, None].astype(np.float32)
+        v = np.where(x == 0, np.float32(0.0), x / sv).astype(np.float32)
+        av = np.abs(v)
+        raw = np.where(np.isnan(av), 0, _floor_log2_array(av + eps))
+        raw = np.where(v == 0, 0, raw)
+        e = np.clip(raw, emin, emax)
+        mant = (av / np.exp2(e.astype(np.float32))).astype(np.float32)
+        y = np.where(e != emin, (mant - np.float32(1.0)) * np.float32(1 << M), mant * np.float32(1 << M))
+        y = y.astype(np.float32)
+        r = np.where(np.isnan(y) | (y <= 0), 0.0, np.floor(y.astype(np.float64) + 0.5))
+        m = np.where(raw > emax, (1 << M) - 1, np.minimum(r, (1 << M) - 1)).astype(np.int64)
+        code = ((np.signbit(v) & ~np.isnan(v)).astype(np.int64) << (E + M)) | ((e + bias) << M) | m
+        code = np.where((v == 0) | (scale[:, None] == 0), 0, code)
+    return code.astype(np.uint8).ravel(), scale.astype(np.uint8)
+
+
+def _floor_log2_array(t: np.ndarray) -> np.ndarray:
+    """_plena_floor_log2 over a float32 array of positive values."""
+    t = np.asarray(t, np.float32)
+    with np.errstate(all="ignore"):
+        m, e = np.frexp(t.astype(np.float64))
+        d = 1.0 - m
+        lg = e.astype(np.float64) - (d + d * d / 2.0 + d * d * d / 3.0) / _LN2
+        up = (d <= 2.0 ** -16) & (lg.astype(np.float32) >= e)
+        out = np.where(up, e, e - 1).astype(np.int64)
+    return np.where(np.isinf(t), INT32_MAX, out)
+
+
+def mx_plena_decode_tensor(elem: Format, elems, scales, block: int = 8) -> np.ndarray:
+    """float32 values of PLENA-rule MX data (whole-array twin of mx_decode with rule='plena')."""
+    E, M, bias = elem.exp, elem.man, elem.bias
+    b = np.asarray(elems, np.int64)
+    ef, m = (b >> M) & ((1 << E) - 1), b & ((1 << M) - 1)
+    mag = np.where(ef == 0, np.ldexp(m.astype(np.float64), -bias - M),
+                   np.ldexp(((1 << M) + m).astype(np.float64), (ef - bias - M).astype(np.int32)))
+    mag = np.where(ef == (1 << E) - 1, np.where(m == 0, np.inf, np.nan), mag)
+    v = np.where(b & (1 << (E + M)), -mag, mag)
+    s = np.repeat(np.asarray(scales, np.int64), block)
+    sv = np.where(s == 0, 0.0, np.where(s == 0xFF, np.inf, np.ldexp(1.0, (s - 127).astype(np.int32))))
+    with np.errstate(all="ignore"):
+        return (v * sv).astype(np.float32)
 
 
 # ---- math helpers ----------------------------------------------------------------------------------

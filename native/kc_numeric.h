@@ -392,6 +392,87 @@ static inline void kc_mx_decode_block(const kc_fmt *elem, const uint8_t *elems, 
     for (i = 0; i < n; i++) out[i] = (float)kc_mx_decode(elem, elems[i], scale);
 }
 
+/* ---- the PLENA emulator's MX rule (isadl: mx NAME(..., rule=plena)) ----------------------
+ * AICrossSim PLENA_Simulator, Feb 2026 (lib/quantize: tensor.rs into_bytes, dtype.rs cast), not OCP:
+ * a block's scale is 2^floor(log2(float32(amax + 1e-9))), clamped to [-127, 127] (0 for an all-zero
+ * block); each element x / scale is quantised in float32 by floor(log2), round half away from zero
+ * and a mantissa clamp without carry (exponent field 0 holds m * 2^(-bias) / 2^M, the all-ones one
+ * is never produced: the largest element is 240 for E4M3). Decoding reads exponent field 0 as
+ * m * 2^(-bias - M) (one binade below IEEE's subnormals), the all-ones exponent as Inf/NaN, scale
+ * bits 0 as 0.0 and 0xFF as infinity. Twin of the _plena_* functions of kcgen/numeric.py. */
+#define KC__PLENA_EPS 0x1.12e0bep-30f /* the float32 nearest 1e-9: the emulator's epsilon */
+
+/* floor(float32(log2 t)) for a float32 t >= 2^-126 (or infinity -> INT32_MAX): log2 rounded to
+ * float32 reaches the next integer when t lies a few ulps below a power of two. */
+static inline long long kc__plena_floor_log2(float t)
+{
+    const uint32_t u = kc__f2u(t);
+    const long long e = (long long)((u >> 23) & 0xff) - 126;            /* t = m 2^e, m in [0.5, 1) */
+    double m, d, lg;
+    if (((u >> 23) & 0xff) == 0xff) return 2147483647LL;
+    m = (double)kc__u2f((u & 0x7fffffu) | (126u << 23));
+    d = 1.0 - m;
+    if (d > 0x1p-16) return e - 1;
+    lg = (double)e - (d + d * d / 2.0 + d * d * d / 3.0) / 0.6931471805599453;
+    return (float)lg >= (float)e ? e : e - 1;
+}
+
+static inline double kc__pow2d(long long e) { return kc__u2d((uint64_t)(1023 + e) << 52); } /* |e| < 1023 */
+
+static inline uint8_t kc_mx_plena_scale(const kc_fmt *elem, double amax)
+{
+    const float a = kc__u2f(kc__f2u((float)amax) & 0x7fffffffu);
+    long long k;
+    (void)elem;                                 /* the scale does not depend on the element format */
+    if (a != a || a == 0.0f) return 0;          /* the emulator folds |x| with max from 0: NaN never wins */
+    k = kc__plena_floor_log2(a + KC__PLENA_EPS);
+    if (k < -127) k = -127;
+    if (k > 127) k = 127;
+    return (uint8_t)(k + 127);
+}
+
+static inline uint64_t kc__plena_quantize(const kc_fmt *f, float v)
+{
+    const long long bias = f->bias, emax = (1LL << f->exp) - 2 - bias, emin = -bias;
+    const uint64_t mmax = kc__mask(f->man);
+    const float a = kc__u2f(kc__f2u(v) & 0x7fffffffu);
+    long long raw, e;
+    float mant, y;
+    uint64_t r, m;
+    if (v == 0.0f) return 0;
+    raw = (a != a) ? 0 : kc__plena_floor_log2(a + KC__PLENA_EPS);   /* NaN casts to integer 0 */
+    e = raw < emin ? emin : raw > emax ? emax : raw;
+    mant = a / (float)kc__pow2d(e);
+    y = e != emin ? (mant - 1.0f) * (float)(1u << f->man) : mant * (float)(1u << f->man);
+    if (y != y || y <= 0.0f) r = 0;
+    else if (y >= 0x1p32f) r = 0xffffffffu;
+    else r = (uint64_t)((double)y + 0.5);                            /* half away from zero */
+    m = raw > emax ? mmax : (r < mmax ? r : mmax);
+    return (v < 0.0f ? (uint64_t)1 << (f->exp + f->man) : 0) | ((uint64_t)(e + bias) << f->man) | m;
+}
+
+static inline uint8_t kc_mx_plena_encode(const kc_fmt *elem, double x, uint8_t scale_bits)
+{
+    const float xf = (float)x;
+    float sv;
+    if (scale_bits == 0) return 0;              /* an all-zero block: element bytes stay 0 */
+    sv = scale_bits == 0xFF ? kc__u2f(0x7f800000u) : (float)kc__pow2d((long long)scale_bits - 127);
+    return (uint8_t)kc__plena_quantize(elem, xf == 0.0f ? 0.0f : xf / sv);
+}
+
+static inline double kc_mx_plena_decode(const kc_fmt *elem, uint8_t elem_bits, uint8_t scale_bits)
+{
+    const int E = elem->exp, M = elem->man;
+    const uint64_t b = elem_bits, ef = (b >> M) & kc__mask(E), m = b & kc__mask(M);
+    double v, s;
+    if (ef == kc__mask(E)) v = m ? kc__u2d(KC__NAN_D) : kc__u2d(KC__INF_D);
+    else if (ef == 0) v = (double)m * kc__pow2d(-(long long)elem->bias - M);
+    else v = (double)((1u << M) + m) * kc__pow2d((long long)ef - elem->bias - M);
+    if ((b >> (E + M)) & 1) v = -v;
+    s = scale_bits == 0 ? 0.0 : scale_bits == 0xFF ? kc__u2d(KC__INF_D) : kc__pow2d((long long)scale_bits - 127);
+    return (double)(float)(v * s);
+}
+
 /* ---- math helpers for the semantics builtins --------------------------------------------- */
 
 /* min/max: a NaN operand is ignored (the other one is returned; NaN only if both are NaN);

@@ -621,6 +621,11 @@ class _Run:
                 m = group.regex.fullmatch("0" + stripped)  # `lw a0, (a1)` means 0(a1), as in GNU as
                 if m is not None:
                     piece, off = "0" + stripped, off + len(piece) - len(piece.lstrip()) - 1
+            if m is None and group.text.startswith("(") and re.match(r"0+\s*\(", stripped):
+                # `vle8.v v1, 0(a0)`: an offset of zero before a base that takes none, as GNU as accepts
+                zero = len(stripped) - len(stripped.lstrip("0"))
+                piece, off = stripped[zero:], off + len(piece) - len(piece.lstrip()) + zero
+                m = group.regex.fullmatch(piece)
             if m is None:
                 return _Fail(1, pcol, f"expected {group.text}, got '{stripped}'")
             for op in group.operands:
@@ -688,9 +693,15 @@ class _Run:
             return None
         if spec.kind == "enum":
             v = self.a.enum_values[spec.regfile].get(self.a._norm(text))
+            enum = next(e for e in self.a.spec.isa.enums if e.name == spec.regfile)
+            if v is None and enum.numbers:  # an open enum: any number of its width
+                v = parse_number(text)
+                if v is not None and not 0 <= v <= spec.hi:
+                    return _Fail(0, col, f"{spec.regfile} {v} is out of range: {enum.numbers} takes 0..{spec.hi}")
             if v is None:
-                options = ", ".join(i.name for i in next(e for e in self.a.spec.isa.enums if e.name == spec.regfile).items)
-                return _Fail(0, col, f"'{text}' is not a valid {spec.regfile} (one of: {options})")
+                options = ", ".join(i.name for i in enum.items)
+                numbers = f" or a number 0..{spec.hi}" if enum.numbers else ""
+                return _Fail(0, col, f"'{text}' is not a valid {spec.regfile} (one of: {options}{numbers})")
             values[op.name] = v
             return None
         if self.a.imm_prefix and text.startswith(self.a.imm_prefix):
@@ -738,6 +749,11 @@ class _Run:
             self.error(col, f"pseudo-instruction {form.name} expands too deeply")
             return []
         known = {k: v for k, v in values.items() if isinstance(v, int)}
+        for name, v in known.items():
+            spec = form.specs.get(name)
+            if spec is not None and spec.kind == "imm" and spec.signed and spec.width == 64 and 1 << 63 <= v < 1 << 64:
+                # GNU as reads a constant as a 64-bit word: li a0, 0xffffffffffffffff is li a0, -1
+                known[name] = values[name] = v - (1 << 64)
         for name, v in known.items():  # the pseudo's own operand ranges (li's i32)
             spec = form.specs.get(name)
             if spec is not None and spec.kind == "imm" and not spec.lo <= v <= spec.hi:

@@ -54,6 +54,7 @@ class Disassembler:
         for key, name in preferred.items():
             self.reg_names[key] = name
         self.enum_names = {e.name: {i.value: i.name for i in reversed(e.items)} for e in isa.enums}
+        self.closed_enums = {e.name for e in isa.enums if not e.numbers}
         opts = {o.name: o.values for o in isa.dialect.options} if isa.dialect else {}
         self.imm_prefix = (opts.get("immediate_prefix") or ("",))[0]
         self.bundle_sep = (opts.get("bundle_separator") or (";",))[0]
@@ -65,8 +66,27 @@ class Disassembler:
     def decode_word(self, word: int, group: str) -> Optional[tuple[Encoding, dict]]:
         for e in self.groups.get(group, ()):
             if word & e.insn.mask == e.insn.match:
-                return e, self.operands(e, word)
+                vals = self.operands(e, word)
+                if self._reserved(e, vals):
+                    continue
+                return e, vals
         return None
+
+    def _reserved(self, e: Encoding, vals: dict) -> bool:
+        """A value of a closed enum operand that has no name is a reserved encoding (RISC-V's rounding
+        modes 5 and 6), and so is a register number past the end of its file (a 4-bit field for 10
+        registers) or an immediate outside its operand's range (a field wider than the operand):
+        no instruction, since no text could write it."""
+        for b in e.bindings:
+            o = b.operand
+            if o.kind == "reg" and not o.offset <= vals[o.name] < o.offset + o.count:
+                return True
+            if o.kind == "imm" and not o.lo <= vals[o.name] <= o.hi:  # a u1 operand in a 3-bit field
+                return True
+            if o.kind == "enum" and o.regfile in self.closed_enums and vals[o.name] not in self.enum_names[o.regfile] \
+                    and vals[o.name] != o.default:  # an optional operand left out (vm = 1: unmasked)
+                return True
+        return False
 
     def operands(self, e: Encoding, word: int) -> dict:
         out = {}
@@ -156,12 +176,19 @@ class Disassembler:
         parts = e.insn.template.parts
         # Trailing optional operands at their defaults are left out (with the text before them).
         last = len(parts)
+        tail = ""  # what stays of the literal text before the first operand left out: `)` of `({rs1}), {vm}`
         while last > 0:
             p = parts[last - 1]
             if isinstance(p, Operand) and p.optional and specs[p.name].default == vals.get(p.name):
                 last -= 1
+                tail = ""
                 while last > 0 and isinstance(parts[last - 1], str):
+                    text = parts[last - 1]
                     last -= 1
+                    if "," in text:  # the separator goes; text before it (a closing bracket) stays
+                        tail = text[:text.rindex(",")] + tail
+                        break
+                    tail = ""
                 continue
             break
         for p in parts[:last]:
@@ -179,6 +206,7 @@ class Disassembler:
                 out.append(label if label else str(v - address - (size if self.pcrel_next else 0)))
             else:
                 out.append(str(v))
+        out.append(tail)
         return "".join(out)
 
     def text(self, d: Decoded, labels: dict[int, str]) -> str:

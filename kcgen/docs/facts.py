@@ -356,6 +356,8 @@ def _accepts(spec: Spec, s: OperandSpec, shift: int) -> str:
     if s.kind == "enum":
         e = next((e for e in spec.isa.enums if e.name == s.regfile), None)
         items = ", ".join(f"{it.name} ({it.value})" for it in e.items) if e else ""
+        if e is not None and e.numbers:
+            return f"one of {items}, or any number 0..{(1 << int(e.numbers[1:])) - 1}"
         return f"one of {items}"
     lo, hi = s.lo, s.hi
     step = 1 << shift

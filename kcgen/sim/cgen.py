@@ -964,18 +964,23 @@ class CGen:
             self.pre.append(f"kc_need_span(need, s->b_{mem}, {addr}, {k});")
         return self.from_bits(raw, t)
 
+    def _mx(self, e) -> tuple[str, str]:
+        """(element format, C function prefix) of an mx format: kc_mx_ (OCP) or kc_mx_plena_."""
+        elem, _, _, rule = self.L.mxs[e.args[0].id]
+        return elem, "kc_mx_" if rule == "ocp" else f"kc_mx_{rule}_"
+
     def b_mx_decode(self, e, t):
-        elem = self.L.mxs[e.args[0].id][0]
-        value = f"kc_mx_decode(&F_{elem}, (uint8_t)({self.expr(e.args[1])}), (uint8_t)({self.expr(e.args[2])}))"
+        elem, fn = self._mx(e)
+        value = f"{fn}decode(&F_{elem}, (uint8_t)({self.expr(e.args[1])}), (uint8_t)({self.expr(e.args[2])}))"
         return self.round(value, t)  # an f32, as the language types it
 
     def b_mx_scale(self, e, t):
-        elem = self.L.mxs[e.args[0].id][0]
-        return f"(uint64_t)kc_mx_scale(&F_{elem}, {self.expr(e.args[1], FloatLitT())})"
+        elem, fn = self._mx(e)
+        return f"(uint64_t){fn}scale(&F_{elem}, {self.expr(e.args[1], FloatLitT())})"
 
     def b_mx_encode(self, e, t):
-        elem = self.L.mxs[e.args[0].id][0]
-        return (f"(uint64_t)kc_mx_encode(&F_{elem}, {self.expr(e.args[1], FloatLitT())}, "
+        elem, fn = self._mx(e)
+        return (f"(uint64_t){fn}encode(&F_{elem}, {self.expr(e.args[1], FloatLitT())}, "
                 f"(uint8_t)({self.expr(e.args[2])}))")
 
     # ---- statements -----------------------------------------------------------------------------------
@@ -1867,11 +1872,11 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
                 out.append(f"{ind}if (s->rdy_{file}[d->a[{k}]] > {var}) {var} = s->rdy_{file}[d->a[{k}]];")
             elif file in self.L.groups:
                 out.append(f"{ind}kc_gneed_{file}(s, (uint64_t)d->a[{k}], {'&need_s' if var == 'need_s' else 'need'});")
-        for stname in sorted(_read_state(insn.semantics, self.L)):
+        for stname in sorted(_read_state(insn.semantics, self.L) - self._untimed):
             out.append(f"{ind}if (s->rdy_{stname}[0] > need_v) need_v = s->rdy_{stname}[0];")
         if vliw:
             out.append(f"{ind}kc_need(s, need_v);")
-        states = _written_storage(insn.semantics) & {n for n, st in self.L.stores.items() if st.kind == "state"}
+        states = (_written_storage(insn.semantics) & {n for n, st in self.L.stores.items() if st.kind == "state"}) - self._untimed
         targets = [f"s->rdy_{file}[d->a[{self.operand_index_of(name, opname)}]]"
                    for file, opname in writes if file in self.L.stores] + [f"s->rdy_{n}[0]" for n in sorted(states)]
         ui = self.units.index(insn.unit) if insn.unit in self.units else -1
@@ -1986,6 +1991,11 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
                      f"for (uint64_t m = {r}; m; m &= m - 1) {{ uint64_t *p = &s->tstate[{rend} + __builtin_ctzll(m)]; "
                      "if (e > *p) *p = e; } }"]
         return post
+
+    @property
+    def _untimed(self) -> set:
+        """State declared `untimed`: instructions neither wait for it nor make it wait."""
+        return {st.name for st in self.spec.isa.states if st.untimed}
 
     @property
     def _ooo(self) -> bool:

@@ -73,12 +73,12 @@ def float_formats(spec: Spec) -> dict[str, FloatFormat]:
     return out
 
 
-def mx_formats(spec: Spec) -> dict[str, tuple[str, str, int]]:
-    """name -> (element format, scale format, block size)."""
+def mx_formats(spec: Spec) -> dict[str, tuple[str, str, int, str]]:
+    """name -> (element format, scale format, block size, rule)."""
     out = {}
     for m in spec.isa.mxs:
         args = {a.key: a.value for a in m.args}
-        out[m.name] = (args["elem"], args["scale"], args["block"])
+        out[m.name] = (args["elem"], args["scale"], args["block"], args.get("rule", "ocp"))
     return out
 
 
@@ -170,7 +170,7 @@ class Group:
 class Layout:
     spec: Spec
     floats: dict[str, FloatFormat]
-    mxs: dict[str, tuple[str, str, int]]
+    mxs: dict[str, tuple[str, str, int, str]]
     stores: dict[str, Store]  # by semantic name (register file, state or memory)
     groups: dict[str, Group]
     pc_type: IntT

@@ -1359,16 +1359,21 @@ class _Gen:
         """The element format of an mx format (kcgen.numeric.Format), as a constant."""
         return self.const(self.cc.mx_elem(e.args[0].id), "MX_" + e.args[0].id)
 
+    def _rule(self, e) -> str:
+        return repr(self.cc.mxs[e.args[0].id][3])
+
     def c_mx_decode(self, e):
         u8 = IntT(False, 8)
-        return f"_r32(_num.mx_decode({self._mx(e)}, {self.coerce(e.args[1], u8)}, {self.coerce(e.args[2], u8)}))"
+        return (f"_r32(_num.mx_decode({self._mx(e)}, {self.coerce(e.args[1], u8)}, {self.coerce(e.args[2], u8)}, "
+                f"{self._rule(e)}))")
 
     def c_mx_scale(self, e):
-        return f"_num.mx_scale({self._mx(e)}, {self.coerce(e.args[1], F32)})"
+        return f"_num.mx_scale({self._mx(e)}, {self.coerce(e.args[1], F32)}, {self._rule(e)})"
 
     def c_mx_encode(self, e):
         u8 = IntT(False, 8)
-        return f"_num.mx_encode({self._mx(e)}, {self.coerce(e.args[1], F32)}, {self.coerce(e.args[2], u8)})"
+        return (f"_num.mx_encode({self._mx(e)}, {self.coerce(e.args[1], F32)}, {self.coerce(e.args[2], u8)}, "
+                f"{self._rule(e)})")
 
 
 class _NotStatic(Exception):

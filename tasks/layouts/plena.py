@@ -5,10 +5,11 @@ testbench (research/plena.md §2, §3.2, §10):
 
 - every input tensor lives in HBM as MXFP8: its element bytes (E4M3, row-major) first, then one
   E8M0 scale byte per block of 8 consecutive elements, SCALE_OFFSET = element count bytes after
-  the first element; the k-th input's base address is in a[k]. The encoder chooses each block's
-  scale by the OCP rule the ISA states (2^(floor(log2 amax) - 8), elements rounded to nearest
-  even and saturated at 448), and `write` returns what H_PREFETCH_V / H_PREFETCH_M land in
-  on-chip SRAM (bf16 of the MX value), so the golden carries the MX quantisation;
+  the first element; the k-th input's base address is in a[k]. The encoder follows the ISA's
+  `mx mxfp8` declaration: the Feb-2026 emulator's quantiser (scale 2^floor(log2 amax), elements
+  rounded half away from zero in float32), or OCP MX if the ISA declares OCP formats; `write`
+  returns what H_PREFETCH_V / H_PREFETCH_M land in on-chip SRAM (bf16 of the MX value), so the
+  golden carries the MX quantisation;
 - outputs are read back from vector SRAM as bf16 in PLENA's chunked activation layout: a tensor
   [..., h] with R = prod(leading dims) rows is stored as [ceil(h/VLEN), R, VLEN] (element (r, c) at
   base + ((c // VLEN) * R + r) * VLEN + c % VLEN). The element-wise, normalisation and softmax
@@ -28,6 +29,7 @@ the configuration.
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import ml_dtypes
@@ -70,17 +72,41 @@ HBM_GUARD = 4096
 
 
 # ---- MXFP8 ---------------------------------------------------------------------------------------------
-def mx_encode(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(element bytes, scale bytes) of a tensor in row-major order, blocks of 8 consecutive elements.
+def mx_format(spec=None) -> tuple[numeric.Format, str]:
+    """(element format, rule) of the ISA's `mx mxfp8` declaration (targets/plena.isa by default): the
+    emulator's rule there; the OCP formats without a rule select OCP MX here too."""
+    from kcgen.sim.layout import float_formats, mx_formats, numeric_format
+    if spec is None:
+        return _default_mx_format()
+    elem, _, block, rule = mx_formats(spec)["mxfp8"]
+    if block != 8:
+        raise LayoutError(f"PLENA's layout writes MX blocks of 8, the ISA declares {block}")
+    return numeric_format(float_formats(spec)[elem]), rule
 
-    The scale of a block is kcgen.numeric.mx_scale (OCP: floor(log2 amax) - emax(E4M3) = - 8, E8M0
-    biased by 127; 0 for an all-zero block); each element is x / 2^(scale - 127) rounded once to
-    E4M3FN, to nearest even, saturating at +-448 (numeric.mx_encode, here over whole arrays)."""
+
+@functools.lru_cache(maxsize=None)
+def _default_mx_format() -> tuple[numeric.Format, str]:
+    import isadl
+    from kcgen.paths import TARGETS
+    return mx_format(isadl.load(TARGETS / "plena.isa"))
+
+
+def mx_encode(x: np.ndarray, spec=None) -> tuple[np.ndarray, np.ndarray]:
+    """(element bytes, scale bytes) of a tensor in row-major order, blocks of 8 consecutive elements,
+    as H_STORE_V encodes them (the ISA's rule).
+
+    The emulator's rule (kcgen.numeric.mx_plena_encode_tensor): the float32 values' block scale is
+    2^floor(log2(amax + 1e-9)) (E8M0 byte, 0 for an all-zero block), each element is quantised in
+    float32 with round half away from zero and a mantissa clamp without carry. OCP: scale
+    2^(floor(log2 amax) - 8), elements rounded once to E4M3FN, to nearest even, saturating at 448."""
     flat = np.asarray(x).astype(np.float64).ravel()
     if flat.size % 8:
         raise LayoutError(f"an MXFP8 tensor needs a multiple of 8 elements, not {flat.size}")
     if not np.isfinite(flat).all():
         raise LayoutError("MXFP8 inputs must be finite")
+    elem, rule = mx_format(spec)
+    if rule == "plena":  # the emulator quantises float32 tensors
+        return numeric.mx_plena_encode_tensor(elem, flat.astype(np.float32))
     blocks = flat.reshape(-1, 8)
     amax = np.abs(blocks).max(axis=1)
     lg = np.frexp(amax)[1].astype(np.int64) - 1  # floor(log2 amax) for amax > 0
@@ -100,8 +126,11 @@ def e4m3_bytes(x: np.ndarray) -> np.ndarray:
     return numeric.encode_array(numeric.E4M3, x, saturate=True).astype(np.uint8)
 
 
-def mx_decode(elems: np.ndarray, scales: np.ndarray) -> np.ndarray:
-    """What H_PREFETCH_V / H_PREFETCH_M store on chip: bf16(element value * 2^(scale - 127))."""
+def mx_decode(elems: np.ndarray, scales: np.ndarray, spec=None) -> np.ndarray:
+    """What H_PREFETCH_V / H_PREFETCH_M store on chip: bf16(element value * scale)."""
+    elem, rule = mx_format(spec)
+    if rule == "plena":
+        return numeric.mx_plena_decode_tensor(elem, np.asarray(elems, np.uint8), scales).astype(BF16)
     vals = numeric.decode_array(numeric.E4M3, np.asarray(elems, np.uint8))
     s = np.repeat(np.asarray(scales, np.int64), 8)
     with np.errstate(invalid="ignore"):
@@ -146,11 +175,12 @@ class PlenaLayout(Layout):
         p = self.placements[tensor]
         if p.memory != "hbm":
             raise LayoutError(f"{tensor}: PLENA inputs live in HBM")
-        elems, scales = mx_encode(np.asarray(values).astype(np.float64))
+        spec = getattr(sim, "spec", None)
+        elems, scales = mx_encode(np.asarray(values).astype(np.float64), spec)
         hbm = sim.arrays["hbm"]
         hbm[p.index:p.index + elems.size] = elems
         hbm[p.index + elems.size:p.index + elems.size + scales.size] = scales
-        return mx_decode(elems, scales).reshape(p.shape).astype(DTYPES[p.dtype])
+        return mx_decode(elems, scales, spec).reshape(p.shape).astype(DTYPES[p.dtype])
 
     def read(self, sim, tensor):
         p = self.placements[tensor]
@@ -252,7 +282,9 @@ def layout(spec, task, target, config) -> Layout:
     notes.append("  The prefetches decode to bf16: the kernel sees, and the reference is computed from, the MX-"
                  "quantised values. Set C_SET_SCALE_REG to the tensor's SCALE_OFFSET (and C_SET_STRIDE_REG for "
                  "rstride = 1) before moving a different tensor. A prefetch that runs past a tensor's end reads its "
-                 "scale bytes and the zero padding after them (at least 4608 bytes): those rows are garbage to ignore.")
+                 "scale bytes and the zero padding after them (at least 4608 bytes): those rows are garbage to ignore "
+                 "(scale bytes read as elements decode to Inf/NaN from 0x78 up, and NaN survives any arithmetic, "
+                 "masking by multiplication included).")
     if composite:
         notes.append(f"  Every input is preceded by at least {HBM_GUARD} zero bytes and followed (after its scales) by "
                      f"at least {TILE_SLACK} zero bytes: an a register set (C_SET_ADDR_REG) k bytes before a tensor's "
@@ -282,9 +314,15 @@ def layout(spec, task, target, config) -> Layout:
                  "(level 1)") + ". Any other write fails the evaluation (memory integrity).")
     notes.append("Start state: gp, f, SCALE_OFFSET, STRIDE, V_MASK and the accumulators are 0, BMM_SCALE is 1.0; "
                  "the contents of SRAM other than the preloaded constants are unspecified.")
-    notes.append("MX encoding of the inputs (as H_STORE_V encodes): per block of 8 consecutive elements, scale "
-                 "2^(floor(log2 amax) - 8) (E8M0, bias 127; 0 for an all-zero block), elements rounded to E4M3FN, "
-                 "nearest even, saturating at 448.")
+    if mx_format(spec)[1] == "plena":
+        notes.append("MX encoding of the inputs (as H_STORE_V encodes, the PLENA emulator's quantiser): per block "
+                     "of 8 consecutive elements, scale 2^floor(log2 amax) (E8M0, bias 127; 0 for an all-zero block), "
+                     "elements x / scale rounded to E4M3 (exponent 15 is Inf/NaN, largest 240; below 2^-6 steps of "
+                     "2^-10), mantissa rounded half away from zero and clamped at 1.875 without carry.")
+    else:
+        notes.append("MX encoding of the inputs (as H_STORE_V encodes): per block of 8 consecutive elements, scale "
+                     "2^(floor(log2 amax) - 8) (E8M0, bias 127; 0 for an all-zero block), elements rounded to "
+                     "E4M3FN, nearest even, saturating at 448.")
     scratch = [Span("vsram", lo, hi, "vector SRAM rows no output occupies") for lo, hi in ((0, first), (end, vtotal))
                if hi > lo]
     scratch.append(Span("fpsram", len(consts), P["FP_SRAM_DEPTH"], "FP SRAM after the preloaded constants"))

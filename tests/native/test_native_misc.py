@@ -122,6 +122,7 @@ int main(void)
     kc_mx_encode_block(&fs[4], x, 32, el, &sc);
     kc_mx_decode_block(&fs[4], el, sc, 32, back);
     acc += back[3] + kc_mx_decode(&fs[9], 3, 120) + kc_mx_encode(&fs[9], 2.5, 127) + kc_mx_scale(&fs[5], 9.0);
+    acc += kc_mx_plena_decode(&fs[0], 0x38, 127) + kc_mx_plena_encode(&fs[0], 1.5, 127) + kc_mx_plena_scale(&fs[0], 3.0);
     acc += kc_bf16_to_f32(kc_f32_to_bf16(1.5f)) + kc_fp16_to_f32(kc_f32_to_fp16(2.5f));
     acc += kc_e4m3_to_f32(kc_f32_to_e4m3(3.5f, 1)) + kc_e5m2_to_f32(kc_f32_to_e5m2(4.5f, 0));
     acc += (double)kc_f2i(-3.7, 8) + (double)kc_f2u(3.7, 8) + kc_fmin(1, 2) + kc_fmax(1, 2);

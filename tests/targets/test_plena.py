@@ -214,8 +214,8 @@ def test_syntax_rules():
     w = program.words(4)
     assert w[0] == w[1] == word_of(opcode=0x0D, rd=1, rs1=2, rs2=3)
     assert w[2] == word_of(opcode=0x16, rd=1, rs1=2)
-    # registers must carry their prefix; no labels; the placeholder of M_MM is the number 0
-    for bad in ("V_ADD_VV 1, 2, 3", "loop: S_ADDI_INT gp1, gp1, 1", "M_MM gp0, gp1, gp2",
+    # registers must carry their prefix; no labels; the placeholder of M_MM is 0 or gp0 (not f0)
+    for bad in ("V_ADD_VV 1, 2, 3", "loop: S_ADDI_INT gp1, gp1, 1", "M_MM f0, gp1, gp2",
                 "S_ADDI_INT gp1, gp0, 262144", "C_SET_ADDR_REG gp1, gp2, gp3", "V_ADD_VF gp1, gp2, gp3"):
         with pytest.raises(AsmError):
             assemble(bad)
@@ -245,22 +245,32 @@ def test_abi_and_memories():
 
 # ---- MXFP8 helpers for test data ----------------------------------------------------------------------
 
+E4M3_EMU = numeric.Format(4, 3)  # the element as the Feb-2026 emulator reads it (exponent 15: Inf/NaN)
+
+
 def mx_tensor(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Element bytes and scale bytes of a row-major float tensor, blocks of 8 along the flat order."""
+    """Element bytes and scale bytes of a row-major float tensor, blocks of 8 along the flat order,
+    by the emulator's quantiser (tests/native/test_native_mx_plena.py checks it by hand)."""
     flat = np.asarray(x, np.float32).ravel()
     assert flat.size % 8 == 0
     elems, scales = [], []
     for b in range(flat.size // 8):
-        e, s = numeric.mx_encode_block(numeric.E4M3, flat[8 * b:8 * b + 8])
+        e, s = numeric.mx_encode_block(E4M3_EMU, flat[8 * b:8 * b + 8], "plena")
         elems.append(e)
         scales.append(s)
     return np.concatenate(elems).astype(np.uint8), np.array(scales, np.uint8)
 
 
 def mx_values(elems: np.ndarray, scales: np.ndarray) -> np.ndarray:
-    """float64 values of MXFP8 data, decoded with ml_dtypes (an independent decoder)."""
-    e = np.asarray(elems, np.uint8).view(ml_dtypes.float8_e4m3fn).astype(np.float64)
-    return e * np.exp2(np.repeat(np.asarray(scales, np.float64), 8) - 127)
+    """float64 values of MXFP8 data as the emulator decodes them, independently of kcgen: ml_dtypes'
+    IEEE-style float8_e4m3 (exponent 15 is Inf/NaN) except exponent field 0, which the emulator reads
+    as m/8 * 2^-7; scale byte 0 is 0.0."""
+    b = np.asarray(elems, np.uint8)
+    e = b.view(ml_dtypes.float8_e4m3).astype(np.float64)
+    field0 = (b & 0x78) == 0
+    e[field0] = np.where(b[field0] & 0x80, -1.0, 1.0) * (b[field0] & 7) / 8 * 2.0 ** -7
+    s = np.repeat(np.asarray(scales, np.float64), 8)
+    return e * np.where(s == 0, 0.0, np.exp2(s - 127))
 
 
 def put_hbm(sim: Simulator, base: int, x: np.ndarray) -> int:
@@ -426,19 +436,20 @@ def test_kernel_strided_prefetch_and_store_encodes_mx():
     elems, scales = mx_tensor(x)
     np.testing.assert_array_equal(sim.view("vsram")[:256].astype(np.float64),
                                   mx_values(elems, scales).reshape(4, 128)[:, 64:].ravel())
-    # the store's bytes equal the OCP MX encoding of the bf16 rows...
+    # the store's bytes equal the emulator's encoding of the bf16 rows...
     y_elems, y_scales = mx_tensor(y.astype(np.float32))
     hbm = sim.view("hbm")
     np.testing.assert_array_equal(hbm[4096:4096 + 256], y_elems)
     np.testing.assert_array_equal(hbm[4096 + 256:4096 + 288], y_scales)
-    # ...which decode (ml_dtypes) to within E4M3's rounding of the data (1/16), or clipped at 448
-    # times the block scale: the OCP scale 2^(floor(log2 amax) - 8) can put amax up to 512 x scale
+    # ...whose scale is 2^floor(log2 amax) and which decode to within E4M3's rounding (1/16, the
+    # top of the range clamping at 1.875 x scale), or steps of 2^-10 x scale below 2^-6 x scale
     back = mx_values(hbm[4096:4096 + 256], hbm[4096 + 256:4096 + 288])
     yf = y.astype(np.float64).ravel()
     scale = np.exp2(np.repeat(hbm[4096 + 256:4096 + 288].astype(np.float64), 8) - 127)
-    clipped = np.abs(yf) > 448 * scale
-    np.testing.assert_array_equal(back[clipped], np.sign(yf[clipped]) * 448 * scale[clipped])
-    np.testing.assert_allclose(back[~clipped], yf[~clipped], rtol=1 / 16 + 1e-9, atol=2.0 ** -9 * scale.max())
+    amax = np.abs(yf).reshape(-1, 8).max(axis=1).repeat(8)
+    assert ((amax >= scale) & (amax < 2 * scale)).all()
+    err = np.abs(back - yf)
+    assert (err <= np.maximum(np.abs(yf) / 16, 2.0 ** -6 * scale)).all()
 
 
 SOFTMAX = """
@@ -649,3 +660,47 @@ def test_docs_are_complete(tmp_path):
         assert f"insn-{insn.name}" in md
     for heading in ("Kernel ABI", "Timing model", "Deviation: HBM timing", "Deviation: choices"):
         assert heading in md
+
+
+def test_prefetch_decodes_mx_bytes_as_the_emulator():
+    # bytes as the Feb-2026 emulator's quantiser writes them, decoded by hand from its dtype.rs rules:
+    # field 0 is m/8 * 2^-7 (IEEE would be 2^-6), field 15 Inf/NaN, 0x77 = 240; scale 0 reads as 0.0
+    sim = machine("S_ADDI_INT gp1, gp0, 256\nC_SET_SCALE_REG gp1\nH_PREFETCH_V gp0, gp0, a0, 0, 0")
+    hbm = sim.view("hbm")
+    hbm[0:8] = [0x07, 0x01, 0x84, 0x08, 0x77, 0x78, 0xF8, 0x7E]
+    hbm[8:10] = [0x38, 0x7F]
+    hbm[256], hbm[257] = 127, 0                  # block 0 scale 1; block 1 scale byte 0
+    run(sim)
+    v = sim.view("vsram")[:10].astype(np.float64)
+    assert list(v[:5]) == [7 / 8 * 2.0 ** -7, 2.0 ** -10, -(2.0 ** -8), 2.0 ** -6, 240.0]
+    assert v[5] == np.inf and v[6] == -np.inf and np.isnan(v[7])   # 0x7e is NaN here, 448 in OCP E4M3FN
+    assert v[8] == 0.0 and np.isnan(v[9])                           # 1.0 * 0.0; NaN * 0.0
+
+
+def test_the_ocp_variant_is_a_change_of_the_format_declarations_only(tmp_path):
+    # targets/plena.isa keeps OCP MX one edit away: the OCP formats without a rule; the simulator and the
+    # task layout both follow the declaration. H_STORE_V of (2, -0.5, 0...) then gives OCP's scale
+    # 2^(floor(log2 2) - 8) (byte 120) and 2 / 2^-7 = 256 = 0x78 in E4M3FN, where the emulator writes 128, 0x38.
+    text = (ROOT / "targets" / "plena.isa").read_text()
+    lines = [ln for ln in text.splitlines() if ln.strip().startswith(("float e4m3(", "float e8m0(", "mx mxfp8("))]
+    assert len(lines) == 3
+    ocp = text
+    for old, new in zip(lines, ['  float e4m3(exp=4, man=3, finite) "OCP E4M3FN"',
+                                '  float e8m0(exp=8, man=0, unsigned, finite) "OCP E8M0"',
+                                '  mx mxfp8(elem=e4m3, scale=e8m0, block=8) "OCP MX"']):
+        ocp = ocp.replace(old, new)
+    path = tmp_path / "plena.isa"
+    path.write_text(ocp)
+    spec_ocp = isadl.load(path)
+    sim = Simulator(spec_ocp)
+    sim.load(Assembler(spec_ocp).assemble("S_ADDI_INT gp2, gp0, 256\nC_SET_SCALE_REG gp2\n"
+                                          "H_STORE_V gp0, gp0, a0, 0, 0", "k.s"))
+    sim.view("vsram")[0:2] = np.array([2.0, -0.5], np.float32).astype(BF16)
+    run(sim)
+    assert list(sim.view("hbm")[[256, 0, 1]]) == [120, 0x78, 0xE8]
+    from kcgen.paths import TASKS, load_module
+    L = load_module(TASKS / "layouts" / "plena.py")
+    elems, scales = L.mx_encode(np.array([2.0, -0.5] + [0.0] * 6), spec_ocp)
+    assert scales[0] == 120 and list(elems[:2]) == [0x78, 0xE8]
+    elems, scales = L.mx_encode(np.array([2.0, -0.5] + [0.0] * 6))     # the shipped ISA: the emulator's rule
+    assert scales[0] == 128 and list(elems[:2]) == [0x38, 0xA8]

@@ -1058,6 +1058,8 @@ def decoder(p: Prog, task: str) -> None:
     p("C_SET_ADDR_REG a5, gp0, gp1")
     REG = {"k": 0, "klo": 4 * NKV, "v": 8 * NKV, "vlo": 12 * NKV}
     Hall = mem.take(4 * RB * H)
+    BIAS = 16 * NKV                        # T5: the bias copied after the k / v scratch, with a zero tail
+    bias_scale = None if llama else b.copy_with_zero_tail(p, "bias", BIAS, Hall)
     Hb, Kb = Img(Hall, RB), Img(mem.take(max(RB * H, 4 * RB * 64)), RB)
     Qall = Kb.addr           # phase B: the four shifted copies of one head's q rows
     O = Img(mem.take(RB * H), RB)   # phase B: the attention output (h's copies are read until the last head)
@@ -1132,7 +1134,8 @@ def decoder(p: Prog, task: str) -> None:
                        W(p, None, REG[nm + "lo"] + h * SP * 64, 64, a="a5", n=NKV)) for nm in ("k", "v"))
 
             def t5_bias(kb, sk, sbuf, btmp, h=h, r0=r0):
-                b.load_rows(p, "bias", btmp, RB, h * S * S + r0 * S + kb * 64 + 16 * sk, S)
+                b.load_rows(p, "bias", btmp, RB, BIAS + h * S * S + r0 * S + kb * 64 + 16 * sk, S, a="a5",
+                            scale=bias_scale)
                 b.rows_add(p, sbuf, btmp, RB)
             p(f"S_LD_FP {fneg}, gp0, {c_neg}")
             attention_rows(p, Qall, RB, kw, vw, S, O.at(0, h), mem, bias=None if llama else t5_bias,
