@@ -115,6 +115,11 @@ class Spec:
     def word(self) -> int:
         return self.isa.word or 32
 
+    @property
+    def ieee_flags_state(self) -> Optional[str]:
+        """The state the ieee_* builtins OR their exception flags into (None: they are dropped)."""
+        return next((s.name for s in self.isa.states if s.ieee_flags), None)
+
     def summary(self) -> str:
         regs = sum(self.params_eval(r.count) for r in self.isa.regfiles)
         return (f"{self.isa.name}: {len(self.isa.instructions)} instructions, {len(self.isa.pseudos)} pseudos, "
@@ -165,6 +170,17 @@ class _Check:
 
     def error(self, loc: ir.Loc, message: str) -> None:
         self.r.error(loc, message)
+
+    def check_ieee_flags(self, st: ir.State, t: Type, dims: tuple) -> None:
+        """The ieee_flags state: one, a writable unsigned scalar of at least the five flag bits."""
+        first = next(s for s in self.isa.states if s.ieee_flags)
+        if first is not st:
+            self.error(st.loc, f"state {st.name}: only one state can be ieee_flags (state {first.name} already is)")
+        elif dims or not isinstance(t, IntT) or t.signed or t.width < 5:
+            self.error(st.loc, f"state {st.name}: an ieee_flags state must be an unsigned integer scalar of at least "
+                               f"5 bits (NV 16, DZ 8, OF 4, UF 2, NX 1), not {'an array' if dims else t}")
+        elif st.readonly:
+            self.error(st.loc, f"state {st.name}: an ieee_flags state is written by the ieee_* builtins; it cannot be readonly")
 
     def run(self) -> Optional[Spec]:
         isa = self.isa
@@ -437,6 +453,8 @@ class _Check:
                 self.error(st.loc, f"state {st.name} is readonly: no instruction writes it, so `untimed` means nothing")
             self.storage[st.name] = StorageInfo(dims, t, st.readonly)
             self.types[st.name] = t
+            if st.ieee_flags:
+                self.check_ieee_flags(st, t, dims)
         for m in self.isa.memories:
             t = self.type_or_error(ir.TypeRef(m.elem, (), m.loc), f"memory {m.name}")
             size = self.const(m.size, f"the size of memory {m.name}", 1)

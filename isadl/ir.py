@@ -275,6 +275,7 @@ class State:
     doc: str = ""
     loc: Loc = _loc()
     untimed: bool = False  # no timing dependence through it (docs/isadl.md 4.5)
+    ieee_flags: bool = False  # the accumulator of the ieee_* builtins' exception flags
 
 
 @dataclass(frozen=True)

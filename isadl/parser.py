@@ -438,9 +438,10 @@ class _Builder(Transformer):
     @v_args(meta=True)
     def state(self, meta, c):
         name, *rest = c
-        doc, untimed, readonly, init, type_ = rest.pop(), rest.pop(), rest.pop(), rest.pop(), rest.pop()
+        doc, ieee_flags, untimed, readonly, init, type_ = (rest.pop() for _ in range(6))
         return ("states", ir.State(str(name), tuple(rest), type_, init, _flag(readonly),
-                                   unquote(doc) if doc else "", self.loc(name), untimed=_flag(untimed)), meta)
+                                   unquote(doc) if doc else "", self.loc(name), untimed=_flag(untimed),
+                                   ieee_flags=_flag(ieee_flags)), meta)
 
     def state_init(self, c):
         return c[0]
@@ -452,6 +453,10 @@ class _Builder(Transformer):
     @v_args(meta=True)
     def untimed(self, meta, c):
         return ("untimed", True, meta)
+
+    @v_args(meta=True)
+    def ieee_flags(self, meta, c):
+        return ("ieee_flags", True, meta)
 
     @v_args(meta=True)
     def memory(self, meta, c):

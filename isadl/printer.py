@@ -287,7 +287,8 @@ def print_isa(isa: ir.ISA) -> str:
     for s in isa.states:
         dims = "".join(f"[{expr(d)}]" for d in s.dims)
         init = f" = {expr(s.init)}" if s.init is not None else ""
-        out(f"state {s.name}{dims}: {type_ref(s.type)}{init}{' readonly' if s.readonly else ''}{' untimed' if s.untimed else ''}{_opt_doc(s.doc)}")
+        out(f"state {s.name}{dims}: {type_ref(s.type)}{init}{' readonly' if s.readonly else ''}{' untimed' if s.untimed else ''}"
+            f"{' ieee_flags' if s.ieee_flags else ''}{_opt_doc(s.doc)}")
     for m in isa.memories:
         body = ([f"base {expr(m.base)}"] if m.base is not None else []) + \
                ([f"align {expr(m.align)}"] if m.align is not None else []) + (["readonly"] if m.readonly else [])

@@ -614,6 +614,91 @@ class Checker:
             return None
         return t
 
+    # ---- IEEE 754 arithmetic on bit patterns (ieee_*): RISC-V rounding modes and flags -------------
+    def _ieee_bits(self, e, arg) -> Optional[IntT]:
+        t = self.expr(arg)
+        if t is None:
+            return None
+        if not isinstance(t, IntT) or t.width not in (32, 64):
+            self.err(arg, f"{e.func}() needs the bits of a binary32 or binary64 value (a 32- or 64-bit integer "
+                          f"such as u32 or u64), got {t}; bitcast() a float first")
+            return None
+        return t
+
+    def _ieee_mode(self, e, arg) -> None:
+        t = self.expr(arg)
+        if t is not None and not is_int(t):
+            self.err(arg, f"the rounding mode of {e.func}() is an integer (0 rne, 1 rtz, 2 rdn, 3 rup, 4 rmm), got {t}")
+
+    def _ieee_same(self, e, n: int, mode: bool) -> Optional[IntT]:
+        if not self.arity(e, n + mode):
+            return None
+        ts = [self._ieee_bits(e, a) for a in e.args[:n]]
+        if mode:
+            self._ieee_mode(e, e.args[n])
+        if any(t is None for t in ts):
+            return None
+        if any(t.width != ts[0].width for t in ts):
+            self.err(e, f"{e.func}() operands differ in width: {', '.join(str(t) for t in ts)}")
+            return None
+        return ts[0]
+
+    def b_ieee_add(self, e):
+        return self._ieee_same(e, 2, True)
+
+    b_ieee_sub = b_ieee_mul = b_ieee_div = b_ieee_add
+
+    def b_ieee_sqrt(self, e):
+        return self._ieee_same(e, 1, True)
+
+    def b_ieee_fma(self, e):
+        return self._ieee_same(e, 3, True)
+
+    def b_ieee_min(self, e):
+        return self._ieee_same(e, 2, False)
+
+    b_ieee_max = b_ieee_min
+
+    def b_ieee_eq(self, e):
+        return BOOL if self._ieee_same(e, 2, False) is not None else None
+
+    b_ieee_lt = b_ieee_le = b_ieee_eq
+
+    def _ieee_target(self, e, want_float: bool) -> Optional[IntT]:
+        t = self._type_arg(e, 2)
+        if t is None:
+            return None
+        if not isinstance(t, IntT) or t.width not in (32, 64) or (want_float and t.signed):
+            what = "u32 or u64 (binary32 or binary64 bits)" if want_float else "i32, u32, i64 or u64"
+            self.err(e.args[2], f"the result type of {e.func}() must be {what}, got {t}")
+            return None
+        return t
+
+    def _ieee_convert(self, e, want_float: bool):
+        if not self.arity(e, 3):
+            return None
+        src = self._ieee_bits(e, e.args[0])
+        self._ieee_mode(e, e.args[1])
+        t = self._ieee_target(e, want_float)
+        return t if src is not None else None
+
+    def b_ieee_to_int(self, e):
+        return self._ieee_convert(e, False)
+
+    def b_ieee_convert(self, e):
+        return self._ieee_convert(e, True)
+
+    def b_ieee_from_int(self, e):
+        if not self.arity(e, 3):
+            return None
+        x = self.expr(e.args[0])
+        self._ieee_mode(e, e.args[1])
+        t = self._ieee_target(e, True)
+        if x is not None and not (isinstance(x, IntT) and x.width <= 64):
+            self.err(e.args[0], f"ieee_from_int() converts a sized integer (its type says signed or not), got {x}")
+            return None
+        return t
+
     def _width_arg(self, e, pos) -> Optional[int]:
         try:
             n = self.const(e.args[pos])

@@ -46,6 +46,7 @@ from isadl.types import (BOOL, BoolT, FloatLitT, FloatT, IntLitT, IntT, Type, Ve
                          is_int)
 from kcgen.asm.disassembler import Disassembler
 
+from . import ieee as _ieee
 from .layout import FloatFormat, Layout, Store, layout as make_layout, numeric_format
 from .typed import TypedBody, local_type, type_example, type_function, type_instruction
 
@@ -729,13 +730,21 @@ def _fold(fn, acc, items):
 
 # ---- code generation ---------------------------------------------------------------------------------
 
+def _ieee_acc(state, A, result):
+    """The value of an ieee_* builtin's (value, flags), its flags OR-ed into the ieee_flags state."""
+    v, flags = result
+    if flags:
+        state.put(A, (), state.get(A, ()) | flags)
+    return v
+
+
 _RUNTIME = {
     "_div": _div, "_mod": _mod, "_shl": _shl, "_shr": _shr, "_pow": _pow, "_slice": _slice, "_bit": _bit,
     "_clz": _clz, "_ctz": _ctz, "_popcount": _popcount, "_clamp": _clamp, "_sext": _sext,
     "_r32": _r32, "_fdiv": _fdiv, "_fma": _fma, "_fma_odd": _fma_odd, "_ldexp": _ldexp, "_isinf": _isinf, "_isnan": _isnan, "_INF": _INF,
     "_NAN": _NAN, "_vget": _vget, "_vset": _vset, "_fold": _fold, "_fail": _fail, "_num": _num,
     "_exp": _exp, "_log": _log, "_sqrt": _sqrt, "_recip": _recip, "_tanh": _tanh, "_erf": _erf,
-    "_fmin": _fmin, "_fmax": _fmax,
+    "_fmin": _fmin, "_fmax": _fmax, "_ieee": _ieee, "_ieee_acc": _ieee_acc,
 }
 
 
@@ -1263,6 +1272,79 @@ class _Gen:
 
     def c_isinf(self, e):
         return f"_isinf({self.ex(e.args[0])})"
+
+    # ---- ieee_*: IEEE 754 on bit patterns, exact (kcgen/sim/ieee.py) ----------------------------------
+    def _ieee_flagged(self, call: str) -> str:
+        """`call` (a (value, flags) pair) as its value, its flags OR-ed into the ieee_flags state."""
+        name = self.spec.ieee_flags_state
+        if name is None:
+            return f"({call})[0]"
+        return f"_ieee_acc({self.const(self.cc.access[name], 'S_' + name)}, A, {call})"
+
+    def _ieee_bits(self, arg) -> tuple[str, int]:
+        w = self.T(arg).width
+        return f"(({self.ex(arg)}) & {(1 << w) - 1:#x})", w
+
+    def _ieee_op(self, e, fn: str, n: int) -> str:
+        args = [self._ieee_bits(a) for a in e.args[:n]]
+        w = args[0][1]
+        call = f"_ieee.{fn}({', '.join(a for a, _ in args)}, {w}, {self.ex(e.args[n])})"
+        return self.wrap(self._ieee_flagged(call), self.T(e))
+
+    def c_ieee_add(self, e):
+        return self._ieee_op(e, "add", 2)
+
+    def c_ieee_sub(self, e):
+        return self._ieee_op(e, "sub", 2)
+
+    def c_ieee_mul(self, e):
+        return self._ieee_op(e, "mul", 2)
+
+    def c_ieee_div(self, e):
+        return self._ieee_op(e, "div", 2)
+
+    def c_ieee_sqrt(self, e):
+        return self._ieee_op(e, "sqrt", 1)
+
+    def c_ieee_fma(self, e):
+        return self._ieee_op(e, "fma", 3)
+
+    def _ieee_min_max(self, e, want_max: bool) -> str:
+        (a, w), (b, _) = self._ieee_bits(e.args[0]), self._ieee_bits(e.args[1])
+        return self.wrap(self._ieee_flagged(f"_ieee.min_max({a}, {b}, {w}, {want_max})"), self.T(e))
+
+    def c_ieee_min(self, e):
+        return self._ieee_min_max(e, False)
+
+    def c_ieee_max(self, e):
+        return self._ieee_min_max(e, True)
+
+    def _ieee_compare(self, e, kind: int) -> str:
+        (a, w), (b, _) = self._ieee_bits(e.args[0]), self._ieee_bits(e.args[1])
+        return self._ieee_flagged(f"_ieee.compare({a}, {b}, {w}, {kind})")
+
+    def c_ieee_eq(self, e):
+        return self._ieee_compare(e, 0)
+
+    def c_ieee_lt(self, e):
+        return self._ieee_compare(e, 1)
+
+    def c_ieee_le(self, e):
+        return self._ieee_compare(e, 2)
+
+    def c_ieee_to_int(self, e):
+        a, w = self._ieee_bits(e.args[0])
+        t = self.T(e)
+        return self._ieee_flagged(f"_ieee.to_int({a}, {w}, {self.ex(e.args[1])}, {t.width}, {t.signed})")
+
+    def c_ieee_from_int(self, e):
+        t = self.T(e)
+        return self.wrap(self._ieee_flagged(f"_ieee.from_int({self.ex(e.args[0])}, {t.width}, {self.ex(e.args[1])})"), t)
+
+    def c_ieee_convert(self, e):
+        a, w = self._ieee_bits(e.args[0])
+        t = self.T(e)
+        return self.wrap(self._ieee_flagged(f"_ieee.convert({a}, {w}, {t.width}, {self.ex(e.args[1])})"), t)
 
     def c_load(self, e):
         mem = self.cc.access[e.args[0].id]

@@ -390,10 +390,10 @@ BASE, COUNTER = 27, 26  # x27 points at the buffer, x26 counts loop iterations: 
 XPOOL = [r for r in range(1, 32) if r not in (BASE, COUNTER)]
 SIZES = {"LB": 1, "LBU": 1, "SB": 1, "LH": 2, "LHU": 2, "SH": 2, "LW": 4, "LWU": 4, "SW": 4, "FLW": 4,
          "FSW": 4, "LD": 8, "SD": 8, "FLD": 8, "FSD": 8}
-F2I = re.compile(r"^FCVT_(W|WU|L|LU)_[SD]$")  # float-to-int conversions honour every rounding mode
 EXCLUDED = {"JAL", "JALR", "AUIPC", "ECALL", "EBREAK", "BEQ", "BNE", "BLT", "BGE", "BLTU", "BGEU"} | {
     n for n in spec().instructions if n.startswith("CSR")}
 OPS = sorted(n for n in spec().instructions if n not in EXCLUDED)
+FP_OPS = [n for n in OPS if n.startswith("F") and not n.startswith("FENCE")]  # the F and D extensions
 X_EDGES = [0, 1, -1, 2, 0x7FFFFFFF, -0x80000000, 0x80000000, 0xFFFFFFFF, (1 << 63) - 1, -(1 << 63), 31, 32, 63, 64]
 F32_EDGES = [0.0, -0.0, 1.0, -1.5, 3.0, 0.1, 1e-40, -1e-45, 3.4e38, float("inf"), float("-inf"), float("nan"),
              2.5, -2.5, 0.5, 2147483648.0, -2147483904.0, 4294967296.0, 1e20, 9.2233720368547758e18]
@@ -409,13 +409,22 @@ def _f64_bits(v: float) -> int:
     return struct.unpack("<Q", struct.pack("<d", v))[0]
 
 
+# NaNs with payloads, quiet and signalling: moves keep them, arithmetic makes them canonical (and a
+# signalling one raises NV)
+NAN32 = [0x7F800001, 0x7FA00000, 0x7FC12345, 0xFFC00001, 0xFF800002]
+NAN64 = [0x7FF0000000000001, 0x7FF4000000000000, 0x7FF8DEAD0000BEEF, 0xFFF8000000000001, 0xFFF0000000000002]
+MODES = ["rne", "rtz", "rdn", "rup", "rmm", "dyn"]
+
+
 def random_state(rng: random.Random):
     xs = [0] + [rng.choice(X_EDGES) if rng.random() < 0.3 else
                 rng.randrange(-64, 64) if rng.random() < 0.3 else rng.getrandbits(64) - (1 << 63) for _ in range(31)]
     fs = []
     for _ in range(32):
         r = rng.random()
-        if r < 0.4:
+        if r < 0.1:
+            fs.append(0xFFFFFFFF00000000 | rng.choice(NAN32) if rng.random() < 0.5 else rng.choice(NAN64))
+        elif r < 0.4:
             fs.append(0xFFFFFFFF00000000 | (_f32_bits(rng.choice(F32_EDGES)) if rng.random() < 0.5
                                             else _f32_bits(rng.uniform(-100, 100))))
         elif r < 0.85:
@@ -426,8 +435,8 @@ def random_state(rng: random.Random):
     return xs, fs, mem
 
 
-def random_op(rng: random.Random) -> str:
-    name = rng.choice(OPS)
+def random_op(rng: random.Random, ops=OPS) -> str:
+    name = rng.choice(ops)
     insn = spec().instructions[name]
     ops = insn.operands
     out = [insn.template.mnemonic, " "]
@@ -448,8 +457,7 @@ def random_op(rng: random.Random) -> str:
                 out.append(str(rng.randint(o.lo, o.hi)))
         elif o.kind == "enum":
             if o.regfile == "rmode":
-                modes = ["rne", "rtz", "rdn", "rup", "rmm", "dyn"] if F2I.match(name) else ["rne", "dyn"]
-                out.append(rng.choice(modes))
+                out.append(rng.choice(MODES))
             else:
                 out.append(rng.choice(common.enum_items(NAME)[o.regfile])[0])
         else:  # pragma: no cover
@@ -457,11 +465,19 @@ def random_op(rng: random.Random) -> str:
     return "".join(out)
 
 
-def random_body(rng: random.Random) -> str:
-    lines = []
+def random_fcsr_op(rng: random.Random) -> str:
+    """A change of the dynamic rounding mode (never to a reserved one), or a read or write of the
+    accrued flags."""
+    r, k = rng.choice(XPOOL), rng.randrange(5)
+    return rng.choice([f"csrwi frm, {k}", f"li x{r}, {k}\nfsrm x{r}", f"frflags x{r}", f"csrrci x{r}, fflags, {rng.randrange(32)}",
+                       f"fsflags x{r}"])
+
+
+def random_body(rng: random.Random, ops=OPS) -> str:
+    lines = [f"csrwi frm, {rng.randrange(5)}"]  # dyn starts in a random mode
     for _ in range(rng.randint(1, 6)):
         kind = rng.random()
-        block = [random_op(rng) for _ in range(rng.randint(1, 12))]
+        block = [random_fcsr_op(rng) if rng.random() < 0.08 else random_op(rng, ops) for _ in range(rng.randint(1, 12))]
         if kind < 0.25:  # a counted loop
             lines += [f"li x{COUNTER}, {rng.randint(1, 5)}", "1:"] + block + [
                 f"addi x{COUNTER}, x{COUNTER}, -1", f"bnez x{COUNTER}, 1b"]
@@ -482,6 +498,7 @@ def qemu_harness(body: str, xs, fs, mem) -> str:
     h += [f"\tla x{BASE}, buf", body]
     h += [f"\tla x{BASE}, out"] + [f"\tsd x{r}, {8 * r}(x{BASE})" for r in range(1, 32) if r != BASE]
     h += [f"\tfsd f{r}, {256 + 8 * r}(x{BASE})" for r in range(32)]
+    h += ["\tfrcsr x1", f"\tsd x1, 0(x{BASE})"]  # fcsr in x0's slot
     h += ["\tli a0, 1", "\tla a1, out", f"\tli a2, {512 + BUF}", "\tli a7, 64", "\tecall",
           "\tli a0, 0", "\tli a7, 93", "\tecall", "\t.data", "\t.p2align 4"]
     h += ["init_x:"] + [f"\t.dword {v & ((1 << 64) - 1):#x}" for v in xs]
@@ -526,20 +543,26 @@ def run_ours(body: str, xs, fs, mem, reference: bool = False):
     x[BASE] = ram_base() + buf
     f[:] = np.array(fs, dtype=np.uint64)
     ram[buf:buf + BUF] = np.frombuffer(mem, np.uint8)
+    for csr in ("frm", "fflags"):  # fcsr starts at 0, as under qemu (the C simulator is reused)
+        sim.arrays[csr][...] = 0
     res = sim.run(100_000)
     assert res.status == "halted", getattr(res, "trap", res)
     got_x = [int(v) & ((1 << 64) - 1) for v in x]
+    frm, fflags = (int(np.asarray(sim.arrays[n]).reshape(-1)[0]) for n in ("frm", "fflags"))
+    got_x[0] = (frm << 5) | fflags  # fcsr, where the harness writes it
     got_f = [int(v) for v in f]
     return got_x, got_f, bytes(ram[buf:buf + BUF])
 
 
 @pytest.mark.skipif(QEMU is None, reason=QEMU_HINT)
 @needs_binutils
-@pytest.mark.parametrize("seed", range(40))
-def test_random_programs_match_qemu(tmp_path, seed):
-    rng = random.Random(seed)
+@pytest.mark.parametrize("profile, seed", [("all", k) for k in range(40)] + [("fp", k) for k in range(40)])
+def test_random_programs_match_qemu(tmp_path, profile, seed):
+    """Random programs (every rounding mode, static and dyn, frm changed on the way, NaN payloads;
+    the "fp" profile only F and D instructions) end in the same x, f, fcsr and memory as qemu."""
+    rng = random.Random(seed if profile == "all" else f"fp{seed}")
     xs, fs, mem = random_state(rng)
-    body = random_body(rng)
+    body = random_body(rng, OPS if profile == "all" else FP_OPS)
     out = run_qemu(qemu_harness(body, xs, fs, mem), tmp_path)
     want_x = list(struct.unpack("<32Q", out[:256]))
     want_f = list(struct.unpack("<32Q", out[256:512]))
@@ -547,9 +570,45 @@ def test_random_programs_match_qemu(tmp_path, seed):
     got_x, got_f, got_mem = run_ours(body, xs, fs, mem, reference=seed % 4 == 0)  # every 4th: the Python reference
     bad = [f"x{r}: ours {got_x[r]:#018x} qemu {want_x[r]:#018x}" for r in range(1, 32)
            if r != BASE and got_x[r] != want_x[r]]
+    bad += [f"fcsr: ours {got_x[0]:#x} qemu {want_x[0]:#x}"] if got_x[0] != want_x[0] else []
     bad += [f"f{r}: ours {got_f[r]:#018x} qemu {want_f[r]:#018x}" for r in range(32) if got_f[r] != want_f[r]]
     bad += [f"buf[{i}]: ours {got_mem[i]:#04x} qemu {want_mem[i]:#04x}" for i in range(BUF) if got_mem[i] != want_mem[i]]
     assert not bad, "\n".join(bad[:20]) + f"\n--- body\n{body}"
+
+
+ROUNDED = sorted(n for n in FP_OPS if "rm" in spec().instructions[n].operands)
+
+
+@pytest.mark.skipif(QEMU is None, reason=QEMU_HINT)
+@needs_binutils
+def test_reserved_rounding_modes_are_illegal_like_qemu(tmp_path):
+    """rm = 5 or 6, or dyn while frm is 5..7, is an illegal instruction (RISC-V 11.2) for every
+    instruction with a rounding mode; qemu agrees (SIGILL) on a sample."""
+    from kcgen.sim.pyref import RefMachine
+    assert len(ROUNDED) >= 30
+    rng = random.Random(3)
+    machines = (RefMachine(spec()), csim())
+    for name in ROUNDED:
+        text = random_op(rng, [name]).rsplit(",", 1)[0] + ", rne"
+        word = ours(text + "\n").words(4)[0]
+        assert (word >> 12) & 7 == 0, text
+        cases = [(f".word {word | (rm << 12):#x}", 0) for rm in (5, 6)] + [(f".word {word | (7 << 12):#x}", frm) for frm in (5, 7)]
+        for line, frm in cases:
+            for machine in machines:
+                machine.load(ours(f"li t0, {frm}\nfsrm t0\n{line}\nebreak\n"))
+                res = machine.run(100)
+                # an undecodable word (static rm 5, 6) or the semantics' check (dyn): illegal either way
+                why = str(getattr(res, "trap", res))
+                assert res.status == "trap" and ("reserved rounding mode" in why or "illegal instruction" in why), \
+                    (name, line, frm, res)
+    xs, fs, mem = random_state(random.Random(0))
+    for body in ("csrwi frm, 5\nfadd.d f1, f2, f3\n", f".word {0x02000053 | (6 << 12)}\n", "csrwi frm, 7\nfcvt.w.s a0, fa0\n"):
+        src, obj, elf = (tmp_path / n for n in ("r.s", "r.o", "r.elf"))
+        src.write_text(qemu_harness(body, xs, fs, mem))
+        run([AS, *AS_FLAGS, "-o", str(obj), str(src)], body)
+        run([LD, "-m", "elf64lriscv", "-static", "--no-relax", "-e", "_start", "-Ttext=0x10000", "-o", str(elf), str(obj)], body)
+        proc = subprocess.run([QEMU, str(elf)], capture_output=True, timeout=60)
+        assert proc.returncode == -4, (body, proc.returncode)  # SIGILL
 
 
 @pytest.mark.skipif(QEMU is None, reason=QEMU_HINT)

@@ -551,7 +551,7 @@ def run_ours(src_lines: list, init: bytes, machine_cls):
     assert status == "halted", (status, getattr(r, "trap", None))
     a = m.arrays
     return {"x": [int(a["x"][i]) & 0xffffffff for i in range(32)],
-            "f": [int(v) for v in np.asarray(a["f"], dtype=np.float32).view(np.uint32)],
+            "f": [int(v) & 0xffffffff for v in a["f"]],
             "v": bytes(np.asarray(a["v"]).astype(np.uint8).tobytes()),
             "vl": int(a["vl"][0]) if a["vl"].shape else int(a["vl"]),
             "vtype": int(a["vtype"][0]) if a["vtype"].shape else int(a["vtype"]),
@@ -679,6 +679,109 @@ def test_vector_regressions_match_qemu(tmp_path, name):
     from tests.targets import coral_vector_programs as cvp
     diff = cvp.differences(VECTOR_REGRESSIONS[name], *cvp.inputs(1), tmp_path)
     assert diff == [], diff
+
+
+# F in every rounding mode (static, and dyn through frm changed on the way) with NaN payloads: x, f, fcsr
+# and the float area compared with qemu
+F_MODES = ["", ", rne", ", rtz", ", rdn", ", rup", ", rmm", ", dyn"]
+F_EDGES = [0x00000000, 0x80000000, 0x00000001, 0x807FFFFF, 0x00800000, 0x7F7FFFFF, 0xFF7FFFFF, 0x7F800000,
+           0xFF800000, 0x3F800000, 0x3F800001, 0x4B800000, 0xCF000000, 0x4F800000, 0x3F000000, 0xBFC00000]
+F_NANS = [0x7FC00000, 0x7F800001, 0x7FA00000, 0x7FC12345, 0xFFC00001, 0xFF800002]
+FP_TAIL = [f"sw x{r}, {4 * r}(gp)" for r in range(1, 32)] + [f"fsw f{k}, {128 + 4 * k}(gp)" for k in range(32)] + \
+    ["frcsr t0", "sw t0, 0(gp)",  # fcsr in x0's slot
+     "li a7, 64", "li a0, 1", f"li a1, {BUF + FLOATS:#x}", f"li a2, {DUMP - FLOATS + 256}", "ecall", "li a7, 93", "li a0, 0", "ecall"]
+
+
+@st.composite
+def fp_program(draw):
+    """Random F code: every instruction, rounding mode and frm change a kernel may use."""
+    x = lambda: f"x{draw(st.sampled_from(STATE))}"
+    f = lambda: f"f{draw(st.integers(0, 31))}"
+    rm = lambda: draw(st.sampled_from(F_MODES))
+    lines = [f"csrwi frm, {draw(st.integers(0, 4))}"]
+    for _ in range(draw(st.integers(1, 30))):
+        k = draw(st.sampled_from(["f3", "f3", "f4", "f4", "sqrt", "sgn", "minmax", "cmp", "f2i", "f2i", "i2f", "mv",
+                                  "cls", "flsw", "frm", "fflags"]))
+        if k == "f3":
+            lines.append(f"{draw(st.sampled_from(['fadd.s', 'fsub.s', 'fmul.s', 'fdiv.s']))} {f()}, {f()}, {f()}{rm()}")
+        elif k == "f4":
+            lines.append(f"{draw(st.sampled_from(F4))} {f()}, {f()}, {f()}, {f()}{rm()}")
+        elif k == "sqrt":
+            lines.append(f"fsqrt.s {f()}, {f()}{rm()}")
+        elif k == "sgn":
+            lines.append(f"{draw(st.sampled_from(['fsgnj.s', 'fsgnjn.s', 'fsgnjx.s']))} {f()}, {f()}, {f()}")
+        elif k == "minmax":
+            lines.append(f"{draw(st.sampled_from(['fmin.s', 'fmax.s']))} {f()}, {f()}, {f()}")
+        elif k == "cmp":
+            lines.append(f"{draw(st.sampled_from(FCMP))} {x()}, {f()}, {f()}")
+        elif k == "f2i":
+            lines.append(f"{draw(st.sampled_from(['fcvt.w.s', 'fcvt.wu.s']))} {x()}, {f()}{rm()}")
+        elif k == "i2f":
+            lines.append(f"{draw(st.sampled_from(['fcvt.s.w', 'fcvt.s.wu']))} {f()}, {x()}{rm()}")
+        elif k == "mv":
+            lines.append(draw(st.sampled_from([f"fmv.x.w {x()}, {f()}", f"fmv.w.x {f()}, {x()}"])))
+        elif k == "cls":
+            lines.append(f"fclass.s {x()}, {f()}")
+        elif k == "flsw":
+            lines.append(f"{draw(st.sampled_from(['flw', 'fsw']))} {f()}, {FLOATS + 4 * draw(st.integers(0, 31))}(tp)")
+        elif k == "frm":
+            r = x()
+            lines += draw(st.sampled_from([[f"csrwi frm, {draw(st.integers(0, 4))}"],
+                                           [f"li {r}, {draw(st.integers(0, 4))}", f"fsrm {r}"]]))
+        else:
+            lines.append(draw(st.sampled_from([f"frflags {x()}", f"fsflags {x()}", f"csrrci {x()}, 0x001, {draw(st.integers(0, 31))}"])))
+    return lines
+
+
+def run_qemu_fp(lines: list, init: bytes, tmp: Path) -> dict:
+    data = ", ".join(str(c) for c in init)
+    src = (".text\n.globl _start\n_start:\n" + "\n".join(lines + FP_TAIL) +
+           f"\n.section .buf,\"aw\",@progbits\n.byte {data}\n.zero {DUMP + 1024 - len(init)}\n")
+    elf, err = gnu_link(src, tmp, 0x10000, {".buf": BUF})
+    assert elf is not None, err
+    p = subprocess.run([QEMU, "-cpu", QEMU_CPU, str(elf)], capture_output=True, timeout=30)
+    assert p.returncode == 0, p.stderr.decode() + "\n" + src
+    out = p.stdout
+    words = struct.unpack("<64I", out[DUMP - FLOATS:DUMP - FLOATS + 256])
+    return {"fcsr": words[0], "x": list(words[1:32]), "f": list(words[32:64]), "floats": out[:128]}
+
+
+def run_ours_fp(lines: list, init: bytes, machine_cls) -> dict:
+    m = machine_cls(coral())
+    m.load(asm().assemble("\n".join(lines) + "\nebreak\n", "fp.s"))
+    dtcm = m.arrays["dtcm"]
+    dtcm[:len(init)] = np.frombuffer(init, dtype=np.uint8)
+    r = m.run(100_000)
+    status = r.status if hasattr(r, "status") else r
+    assert status == "halted", (status, getattr(r, "trap", None))
+    a = m.arrays
+    scalar = lambda n: int(np.asarray(a[n]).reshape(-1)[0])
+    return {"fcsr": (scalar("frm") << 5) | scalar("fflags"), "x": [int(a["x"][i]) & 0xffffffff for i in range(1, 32)],
+            "f": [int(v) & 0xffffffff for v in a["f"]], "floats": bytes(np.asarray(dtcm[FLOATS:FLOATS + 128]).tobytes())}
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=QUIET)
+@given(data=st.data())
+def test_random_fp_programs_match_qemu(data):
+    need_gnu()
+    if QEMU is None:
+        pytest.skip("qemu-riscv32 missing: apt-get install qemu-user")
+    body = data.draw(fp_program(), label="body")
+    xs = data.draw(st.lists(st.one_of(st.integers(0, 2 ** 32 - 1), st.sampled_from([0, 1, 0x7fffffff, 0x80000000, 0xffffffff,
+                                                                                      16777217, 0xfeffffff])),
+                            min_size=len(STATE), max_size=len(STATE)), label="x")
+    fbits = data.draw(st.lists(st.one_of(st.sampled_from(F_EDGES + F_NANS), st.integers(0, 2 ** 32 - 1),
+                                         st.sampled_from(NICE).map(lambda v: struct.unpack("<I", struct.pack("<f", v))[0])),
+                               min_size=32, max_size=32), label="f")
+    init = bytes(FLOATS) + struct.pack("<32I", *fbits)
+    lines = [f"li tp, {BUF:#x}", f"li gp, {BUF + DUMP:#x}"] + [f"flw f{k}, {FLOATS + 4 * k}(tp)" for k in range(32)] + \
+        [f"li x{r}, {v}" for r, v in zip(STATE, xs)] + body
+    with tempfile.TemporaryDirectory() as d:
+        want = run_qemu_fp(lines, init, Path(d))
+    for cls in machines():
+        got = run_ours_fp(lines, init, cls)
+        for key in ("fcsr", "x", "f", "floats"):
+            assert got[key] == want[key], (cls.__name__, key, got[key], want[key], "\n".join(body))
 
 
 # ---- (d) the examples of the description ------------------------------------------------------------------
