@@ -74,7 +74,8 @@ def _model(spec: Spec) -> _Model:
     if hit is not None and hit[0]() is spec:
         return hit[1]
     m = _Model(spec)
-    _MODELS[id(spec)] = (weakref.ref(spec, lambda _, k=id(spec): _MODELS.pop(k, None)), m)
+    # the callback holds the dict itself: at interpreter exit the module global is already None
+    _MODELS[id(spec)] = (weakref.ref(spec, lambda _, k=id(spec), models=_MODELS: models.pop(k, None)), m)
     return m
 
 
