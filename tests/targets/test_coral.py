@@ -654,9 +654,10 @@ VECTOR_REGRESSIONS = {
 
 
 @pytest.mark.parametrize("op", ["vredsum.vs v1, v2, v3", "vwredsumu.vs v1, v2, v3", "vcpop.m x6, v2",
-                                "vfirst.m x6, v2", "viota.m v1, v2", "vcompress.vm v1, v2, v3"])
+                                "vfirst.m x6, v2", "viota.m v1, v2", "vcompress.vm v1, v2, v3", "vmsbf.m v1, v2",
+                                "vmsif.m v1, v2", "vmsof.m v1, v2"])
 def test_vstart_nonzero_traps_where_qemu_refuses(tmp_path, op):
-    """RVV 1.0 sections 14, 15.2, 15.3, 15.8, 16.5: these raise an illegal instruction when vstart != 0."""
+    """RVV 1.0 sections 14, 15.2-15.6, 15.8, 16.5: these raise an illegal instruction when vstart != 0."""
     need_gnu()
     if QEMU is None:
         pytest.skip("qemu-riscv32 missing: apt-get install qemu-user")
@@ -667,6 +668,40 @@ def test_vstart_nonzero_traps_where_qemu_refuses(tmp_path, op):
     for cls in machines():
         m = cls(coral())
         m.load(asm().assemble("\n".join(body) + "\nebreak\n", "v.s"))
+        r = m.run(100)
+        assert (r.status if hasattr(r, "status") else r) == "trap", cls.__name__
+
+
+# Operands RVV 1.0 reserves (qemu: illegal instruction), each with a legal twin that runs as on
+# qemu; the vtype they run under.
+M1, M4 = "vsetivli x0, 8, e8, m1, tu, mu", "vsetivli x0, 8, e8, m4, tu, mu"
+RESERVED_OPERANDS = {
+    "vadc_vd_v0": (M1, "vadc.vvm v0, v2, v4, v0", "vadc.vvm v1, v2, v4, v0"),  # 11.4: v0 holds the carries
+    "vsbc_vd_v0": (M1, "vsbc.vxm v0, v2, x7, v0", "vsbc.vxm v6, v2, x7, v0"),
+    "vmsbf_vd_is_source": (M1, "vmsbf.m v2, v2", "vmsbf.m v3, v2"),  # 15.4-15.6: vd overlaps neither vs2
+    "vmsif_masked_vd_v0": (M1, "vmsif.m v0, v2, v0.t", "vmsif.m v1, v2, v0.t"),  # ... nor, when masked, v0
+    "vmsof_vd_is_source": (M1, "vmsof.m v5, v5, v0.t", "vmsof.m v4, v5, v0.t"),
+    # 7.8: EMUL * NFIELDS <= 8 (here 4 * 3)
+    "vlsseg_too_many_fields": (M4, "vlsseg3e8.v v8, (t5), x0", "vlsseg2e8.v v8, (t5), x0"),
+    "vssseg_too_many_fields": (M4, "vssseg3e8.v v8, (t5), x0", "vssseg2e8.v v8, (t5), x0"),
+    "vluxseg_too_many_fields": (M4, "vluxseg3ei8.v v8, (t5), v4", "vluxseg2ei8.v v8, (t5), v4"),
+    "vsoxseg_too_many_fields": (M4, "vsoxseg3ei8.v v8, (t5), v4", "vsoxseg2ei8.v v8, (t5), v4"),
+}
+
+
+@pytest.mark.parametrize("name", list(RESERVED_OPERANDS))
+def test_reserved_operands_trap_where_qemu_refuses(tmp_path, name):
+    need_gnu()
+    if QEMU is None:
+        pytest.skip("qemu-riscv32 missing: apt-get install qemu-user")
+    from tests.targets import coral_vector_programs as cvp
+    vset, bad, good = RESERVED_OPERANDS[name]
+    setup = [vset, "addi t5, tp, 600"]
+    assert cvp.differences(setup + [bad], *cvp.inputs(3), tmp_path) is None  # qemu: illegal instruction
+    assert cvp.differences(setup + [good], *cvp.inputs(3), tmp_path) == []
+    for cls in machines():
+        m = cls(coral())
+        m.load(asm().assemble("\n".join(setup + [bad]) + "\nebreak\n", "v.s"))
         r = m.run(100)
         assert (r.status if hasattr(r, "status") else r) == "trap", cls.__name__
 
