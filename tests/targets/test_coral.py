@@ -658,16 +658,22 @@ VECTOR_REGRESSIONS = {
                                 "vmsif.m v1, v2", "vmsof.m v1, v2"])
 def test_vstart_nonzero_traps_where_qemu_refuses(tmp_path, op):
     """RVV 1.0 sections 14, 15.2-15.6, 15.8, 16.5: these raise an illegal instruction when vstart != 0."""
+    body = ["vsetivli x0, 8, e8, m1, tu, mu", "csrwi vstart, 1", op]
+    _refused_and_trapped(tmp_path, body, body[:1] + body[2:], seed=2)  # with vstart 0 it runs
+
+
+def _refused_and_trapped(tmp_path, bad: list[str], good: list[str], seed: int) -> None:
+    """qemu refuses `bad` (an illegal instruction) and both our simulators trap on it; `good`, its
+    legal twin, runs as on qemu."""
     need_gnu()
     if QEMU is None:
         pytest.skip("qemu-riscv32 missing: apt-get install qemu-user")
     from tests.targets import coral_vector_programs as cvp
-    body = ["vsetivli x0, 8, e8, m1, tu, mu", "csrwi vstart, 1", op]
-    assert cvp.differences(body, *cvp.inputs(2), tmp_path) is None  # qemu: illegal instruction
-    assert cvp.differences(body[:1] + body[2:], *cvp.inputs(2), tmp_path) == []  # with vstart 0 it runs
+    assert cvp.differences(bad, *cvp.inputs(seed), tmp_path) is None
+    assert cvp.differences(good, *cvp.inputs(seed), tmp_path) == []
     for cls in machines():
         m = cls(coral())
-        m.load(asm().assemble("\n".join(body) + "\nebreak\n", "v.s"))
+        m.load(asm().assemble("\n".join(bad) + "\nebreak\n", "v.s"))
         r = m.run(100)
         assert (r.status if hasattr(r, "status") else r) == "trap", cls.__name__
 
@@ -726,19 +732,9 @@ RESERVED_OPERANDS = {
 
 @pytest.mark.parametrize("name", list(RESERVED_OPERANDS))
 def test_reserved_operands_trap_where_qemu_refuses(tmp_path, name):
-    need_gnu()
-    if QEMU is None:
-        pytest.skip("qemu-riscv32 missing: apt-get install qemu-user")
-    from tests.targets import coral_vector_programs as cvp
     vset, bad, good = RESERVED_OPERANDS[name]
     setup = [vset, "addi t5, tp, 600"]
-    assert cvp.differences(setup + [bad], *cvp.inputs(3), tmp_path) is None  # qemu: illegal instruction
-    assert cvp.differences(setup + [good], *cvp.inputs(3), tmp_path) == []
-    for cls in machines():
-        m = cls(coral())
-        m.load(asm().assemble("\n".join(setup + [bad]) + "\nebreak\n", "v.s"))
-        r = m.run(100)
-        assert (r.status if hasattr(r, "status") else r) == "trap", cls.__name__
+    _refused_and_trapped(tmp_path, setup + [bad], setup + [good], seed=3)
 
 
 @pytest.mark.parametrize("name", list(VECTOR_REGRESSIONS))
