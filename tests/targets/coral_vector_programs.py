@@ -140,7 +140,7 @@ class Gen:
     def insn(self):
         kinds = ["opi", "opi", "opm", "macc", "cmp", "mlogic", "mscalar", "viota", "red", "merge", "mv",
                  "xs", "wholemv", "slide", "gather", "compress", "ld", "st", "strided", "indexed", "segment",
-                 "whole", "maskmem", "ext"]
+                 "whole", "maskmem", "ext", "carry", "setfirst", "seg_strided", "seg_indexed"]
         if self.sew < 32 and self.lg < 3:
             kinds += ["wide", "wide", "narrow", "wred"]
         k = self.pick(kinds)
@@ -194,6 +194,33 @@ class Gen:
     def k_mscalar(self):
         m = ", v0.t" if self.masked() else ""
         self.lines.append(f"{self.pick(['vcpop.m', 'vfirst.m'])} {self.xd()}, v{self.r.randint(0, 31)}{m}")
+
+    def k_carry(self):
+        """vadc/vsbc (v0 holds the carries: vd must not be v0), vmadc/vmsbc (a mask result, with or
+        without carry-in; it may overwrite the lowest register of a source, 5.2)."""
+        g = regs_of(self.lg)
+        a, b = self.group(g), self.group(g)
+        op = self.pick(["vadc", "vsbc", "vmadc", "vmsbc"])
+        forms = ["v", "x"] + (["i"] if op in ("vadc", "vmadc") else [])
+        f = self.pick(forms)
+        last = {"v": lambda: f"v{b}", "x": self.xs, "i": lambda: str(self.r.randint(-16, 15))}[f]()
+        if op in ("vadc", "vsbc"):
+            vd = self.group(g, masked=True)
+            self.lines.append(f"{op}.v{f}m v{vd}, v{a}, {last}, v0")
+            return
+        srcs = self.span(a, g) | (self.span(b, g) if f == "v" else set())
+        vd = a if self.r.random() < 0.25 else self.group(1, avoid=srcs)
+        if vd is None:
+            return
+        carry_in = self.r.random() < 0.6
+        self.lines.append(f"{op}.v{f}{'m' if carry_in else ''} v{vd}, v{a}, {last}{', v0' if carry_in else ''}")
+
+    def k_setfirst(self):
+        """vmsbf/vmsif/vmsof: vd overlaps neither the source nor, when masked, v0."""
+        m = self.masked()
+        s = self.r.randint(0, 31)
+        vd = self.group(1, avoid={s}, masked=m)
+        self.lines.append(f"{self.pick(['vmsbf', 'vmsif', 'vmsof'])}.m v{vd}, v{s}{', v0.t' if m else ''}")
 
     def k_viota(self):
         g, m = regs_of(self.lg), self.masked()
@@ -384,6 +411,14 @@ class Gen:
         vd = self.group(g, avoid=self.span(idx, ni), masked=m and not store)
         if vd is None:
             return
+        self.small_offsets(ieew, ilg, idx)
+        self.lines.append(f"addi t5, tp, {DATA}")
+        op = self.pick(["vsuxei", "vsoxei"] if store else ["vluxei", "vloxei"])
+        self.lines.append(f"{op}{ieew}.v v{vd}, (t5), v{idx}{', v0.t' if m else ''}")
+
+    def small_offsets(self, ieew, ilg, idx):
+        """Make the index group's byte offsets small (<= 1023) and SEW-aligned; the same SEW/LMUL
+        ratio keeps vl."""
         if ieew > 8:  # make the offsets small and aligned: same SEW/LMUL ratio keeps vl
             limit = 1023 & ~(self.sew // 8 - 1)
             self.lines += [f"vsetvli x0, x0, e{ieew}, {LMUL_NAMES[ilg]}, tu, mu", f"li t4, {limit}",
@@ -393,9 +428,6 @@ class Gen:
             self.lines += [f"vsetvli x0, x0, e8, {LMUL_NAMES[ilg]}, tu, mu", f"li t4, {-(self.sew // 8)}",
                            f"vand.vx v{idx}, v{idx}, t4",
                            f"vsetvli x0, x0, e{self.sew}, {LMUL_NAMES[self.lg]}, {self.pick(['tu', 'ta'])}, {self.pick(['mu', 'ma'])}"]
-        self.lines.append(f"addi t5, tp, {DATA}")
-        op = self.pick(["vsuxei", "vsoxei"] if store else ["vluxei", "vloxei"])
-        self.lines.append(f"{op}{ieew}.v v{vd}, (t5), v{idx}{', v0.t' if m else ''}")
 
     def k_segment(self):
         eew = self.pick(SEWS)
@@ -413,6 +445,53 @@ class Gen:
         self.addr(self.vl_bound() * nf * eew // 8, store)
         self.lines.append(f"{'vsseg' if store else 'vlseg'}{nf}e{eew}.v v{vd}, (t5){', v0.t' if m else ''}")
 
+    def segment_base(self, n, store, masked, avoid=()):
+        """The first register of nf groups of n registers (nf * n <= 8, RVV 1.0 7.8), clear of
+        `avoid` and, for a masked load, of v0; None when there is none."""
+        nfs = [f for f in range(2, 9) if f * n <= 8]
+        if not nfs:
+            return None, None
+        nf = self.pick(nfs)
+        ok = [r for r in range(0, 32, n) if r + nf * n <= 32 and not (masked and not store and r == 0)
+              and not self.span(r, nf * n) & set(avoid)]
+        return (self.pick(ok), nf) if ok else (None, None)
+
+    def k_seg_strided(self):
+        eew = self.pick(SEWS)
+        lg = self.eew_emul(eew)
+        if lg is None:
+            return
+        store, m = self.r.random() < 0.5, self.masked()
+        vd, nf = self.segment_base(regs_of(lg), store, m)
+        if vd is None:
+            return
+        seg = nf * eew // 8
+        stride = self.pick([0, seg, -seg, seg + eew // 8, 2 * seg, -3 * eew // 8, 4 * eew // 8])
+        n = self.vl_bound()
+        lo = DATA + max(0, -stride) * n
+        hi = DUMP - max(0, stride) * n - seg
+        self.lines.append(f"li t4, {stride}")
+        self.lines.append(f"addi t5, tp, {self.r.randint(lo, max(lo, hi)) // (eew // 8) * (eew // 8)}")
+        self.lines.append(f"{'vssseg' if store else 'vlsseg'}{nf}e{eew}.v v{vd}, (t5), t4{', v0.t' if m else ''}")
+
+    def k_seg_indexed(self):
+        """Indexed segment accesses: data EMUL = LMUL, fields at offset + f * SEW / 8; a load's
+        destination groups must not overlap the index group."""
+        ieew = self.pick(SEWS)
+        ilg = self.eew_emul(ieew)
+        if ilg is None:
+            return
+        ni = regs_of(ilg)
+        store, m = self.r.random() < 0.5, self.masked()
+        idx = self.group(ni)
+        vd, nf = self.segment_base(regs_of(self.lg), store, m, avoid=() if store else self.span(idx, ni))
+        if vd is None:
+            return
+        self.small_offsets(ieew, ilg, idx)
+        self.lines.append(f"addi t5, tp, {DATA}")
+        op = self.pick(["vsuxseg", "vsoxseg"] if store else ["vluxseg", "vloxseg"])
+        self.lines.append(f"{op}{nf}ei{ieew}.v v{vd}, (t5), v{idx}{', v0.t' if m else ''}")
+
     def k_whole(self):
         n = self.pick([1, 2, 4, 8])
         store = self.r.random() < 0.5
@@ -428,7 +507,7 @@ class Gen:
         self.lines.append(f"{'vsm.v' if store else 'vlm.v'} v{self.r.randint(0, 31)}, (t5)")
 
 
-VSTART_ZERO = re.compile(r"v(w?red|cpop|first|iota|compress)")  # these raise an illegal instruction when vstart != 0
+VSTART_ZERO = re.compile(r"v(w?red|cpop|first|iota|compress|msbf|msif|msof)")  # these raise an illegal instruction when vstart != 0
 ILLEGAL_VTYPES = [0x18, 0x1d, 0x05, 0x0d, 0x16, 0x04, 0x100, 0x80000000, 0x11]  # e64, mf8, LMUL < SEW/ELEN, reserved
 
 

@@ -654,21 +654,87 @@ VECTOR_REGRESSIONS = {
 
 
 @pytest.mark.parametrize("op", ["vredsum.vs v1, v2, v3", "vwredsumu.vs v1, v2, v3", "vcpop.m x6, v2",
-                                "vfirst.m x6, v2", "viota.m v1, v2", "vcompress.vm v1, v2, v3"])
+                                "vfirst.m x6, v2", "viota.m v1, v2", "vcompress.vm v1, v2, v3", "vmsbf.m v1, v2",
+                                "vmsif.m v1, v2", "vmsof.m v1, v2"])
 def test_vstart_nonzero_traps_where_qemu_refuses(tmp_path, op):
-    """RVV 1.0 sections 14, 15.2, 15.3, 15.8, 16.5: these raise an illegal instruction when vstart != 0."""
+    """RVV 1.0 sections 14, 15.2-15.6, 15.8, 16.5: these raise an illegal instruction when vstart != 0."""
+    body = ["vsetivli x0, 8, e8, m1, tu, mu", "csrwi vstart, 1", op]
+    _refused_and_trapped(tmp_path, body, body[:1] + body[2:], seed=2)  # with vstart 0 it runs
+
+
+def _refused_and_trapped(tmp_path, bad: list[str], good: list[str], seed: int) -> None:
+    """qemu refuses `bad` (an illegal instruction) and both our simulators trap on it; `good`, its
+    legal twin, runs as on qemu."""
     need_gnu()
     if QEMU is None:
         pytest.skip("qemu-riscv32 missing: apt-get install qemu-user")
     from tests.targets import coral_vector_programs as cvp
-    body = ["vsetivli x0, 8, e8, m1, tu, mu", "csrwi vstart, 1", op]
-    assert cvp.differences(body, *cvp.inputs(2), tmp_path) is None  # qemu: illegal instruction
-    assert cvp.differences(body[:1] + body[2:], *cvp.inputs(2), tmp_path) == []  # with vstart 0 it runs
+    assert cvp.differences(bad, *cvp.inputs(seed), tmp_path) is None
+    assert cvp.differences(good, *cvp.inputs(seed), tmp_path) == []
     for cls in machines():
         m = cls(coral())
-        m.load(asm().assemble("\n".join(body) + "\nebreak\n", "v.s"))
+        m.load(asm().assemble("\n".join(bad) + "\nebreak\n", "v.s"))
         r = m.run(100)
         assert (r.status if hasattr(r, "status") else r) == "trap", cls.__name__
+
+
+# Operands RVV 1.0 reserves (qemu: illegal instruction), each with a legal twin that runs as on
+# qemu; the vtype they run under.
+M1, M4 = "vsetivli x0, 8, e8, m1, tu, mu", "vsetivli x0, 8, e8, m4, tu, mu"
+RESERVED_OPERANDS = {
+    "vadc_vd_v0": (M1, "vadc.vvm v0, v2, v4, v0", "vadc.vvm v1, v2, v4, v0"),  # 11.4: v0 holds the carries
+    "vsbc_vd_v0": (M1, "vsbc.vxm v0, v2, x7, v0", "vsbc.vxm v6, v2, x7, v0"),
+    "vmsbf_vd_is_source": (M1, "vmsbf.m v2, v2", "vmsbf.m v3, v2"),  # 15.4-15.6: vd overlaps neither vs2
+    "vmsif_masked_vd_v0": (M1, "vmsif.m v0, v2, v0.t", "vmsif.m v1, v2, v0.t"),  # ... nor, when masked, v0
+    "vmsof_vd_is_source": (M1, "vmsof.m v5, v5, v0.t", "vmsof.m v4, v5, v0.t"),
+    # 7.8: EMUL * NFIELDS <= 8 (here 4 * 3)
+    "vlsseg_too_many_fields": (M4, "vlsseg3e8.v v8, (t5), x0", "vlsseg2e8.v v8, (t5), x0"),
+    "vssseg_too_many_fields": (M4, "vssseg3e8.v v8, (t5), x0", "vssseg2e8.v v8, (t5), x0"),
+    "vluxseg_too_many_fields": (M4, "vluxseg3ei8.v v8, (t5), v4", "vluxseg2ei8.v v8, (t5), v4"),
+    "vsoxseg_too_many_fields": (M4, "vsoxseg3ei8.v v8, (t5), v4", "vsoxseg2ei8.v v8, (t5), v4"),
+    "vlseg_too_many_fields": (M4, "vlseg3e8.v v8, (t5)", "vlseg2e8.v v8, (t5)"),
+    "vsseg_too_many_fields": (M4, "vsseg3e8.v v8, (t5)", "vsseg2e8.v v8, (t5)"),
+    # 5.3: a masked instruction's destination (other than a mask or a reduction's scalar) cannot overlap v0
+    "vadd_masked_vd_v0": (M1, "vadd.vv v0, v1, v2, v0.t", "vadd.vv v3, v1, v2, v0.t"),
+    "vmacc_masked_vd_v0": (M1, "vmacc.vx v0, x7, v2, v0.t", "vmacc.vx v1, x7, v2, v0.t"),
+    "vmerge_vd_v0": (M1, "vmerge.vim v0, v1, 3, v0", "vmerge.vim v1, v1, 3, v0"),
+    "vle_masked_vd_v0": (M1, "vle8.v v0, (t5), v0.t", "vle8.v v1, (t5), v0.t"),
+    "vlse_masked_vd_v0": (M4, "vlse8.v v0, (t5), x0, v0.t", "vlse8.v v4, (t5), x0, v0.t"),
+    "vloxei_masked_vd_v0": (M1, "vloxei8.v v0, (t5), v2, v0.t", "vloxei8.v v1, (t5), v2, v0.t"),
+    "vlseg_masked_vd_v0": (M1, "vlseg2e8.v v0, (t5), v0.t", "vlseg2e8.v v2, (t5), v0.t"),
+    "vid_masked_vd_v0": (M4, "vid.v v0, v0.t", "vid.v v4, v0.t"),
+    "viota_masked_vd_v0": (M1, "viota.m v0, v2, v0.t", "viota.m v1, v2, v0.t"),
+    "vwadd_masked_vd_v0": (M1, "vwadd.vx v0, v2, x7, v0.t", "vwadd.vx v4, v2, x7, v0.t"),
+    "vnsrl_masked_vd_v0": (M1, "vnsrl.wi v0, v2, 1, v0.t", "vnsrl.wi v1, v2, 1, v0.t"),
+    "vzext_masked_vd_v0": ("vsetivli x0, 8, e16, m1, tu, mu", "vzext.vf2 v0, v2, v0.t", "vzext.vf2 v1, v2, v0.t"),
+    "vslidedown_masked_vd_v0": (M1, "vslidedown.vi v0, v2, 1, v0.t", "vslidedown.vi v1, v2, 1, v0.t"),
+    "vrgather_masked_vd_v0": (M1, "vrgather.vx v0, v2, x7, v0.t", "vrgather.vx v1, v2, x7, v0.t"),
+    # 5.2: a destination of another EEW overlaps a source only in the highest (widening, extension) or
+    # lowest (narrowing, mask results) part; slides up, gathers, compress and viota not at all
+    "vwadd_vd_low_half_on_source": (M1, "vwadd.vv v4, v4, v6", "vwadd.vv v4, v5, v6"),
+    "vwmacc_vd_low_half_on_source": (M1, "vwmacc.vx v4, x7, v4", "vwmacc.vx v4, x7, v5"),
+    "vwadd_wv_narrow_on_low_half": (M1, "vwadd.wv v4, v6, v4", "vwadd.wv v4, v6, v5"),
+    "vwmul_fractional_overlap": ("vsetivli x0, 4, e8, mf2, tu, mu", "vwmul.vv v4, v4, v6", "vwmul.vv v4, v5, v6"),
+    "vnsrl_vd_high_part_of_source": (M1, "vnsrl.wv v5, v4, v7", "vnsrl.wv v4, v4, v7"),
+    "vzext_source_low_part": ("vsetivli x0, 8, e16, m2, tu, mu", "vzext.vf2 v4, v4", "vzext.vf2 v4, v5"),
+    "vsext_vf4_source_low_part": ("vsetivli x0, 8, e32, m4, tu, mu", "vsext.vf4 v4, v4", "vsext.vf4 v4, v7"),
+    "vmseq_vd_high_register_of_source": ("vsetivli x0, 8, e8, m2, tu, mu", "vmseq.vv v5, v4, v2", "vmseq.vv v4, v4, v2"),
+    "vmadc_vd_high_register_of_source": ("vsetivli x0, 8, e8, m2, tu, mu", "vmadc.vvm v3, v4, v2, v0", "vmadc.vvm v2, v4, v2, v0"),
+    "vslideup_vd_on_source": (M1, "vslideup.vi v4, v4, 1", "vslideup.vi v4, v5, 1"),
+    "vslide1up_vd_on_source": (M1, "vslide1up.vx v4, v4, x7", "vslide1down.vx v4, v4, x7"),
+    "vrgather_vd_on_index": (M1, "vrgather.vv v4, v5, v4", "vrgather.vv v4, v5, v6"),
+    "vrgatherei16_vd_on_index": (M1, "vrgatherei16.vv v4, v6, v4", "vrgatherei16.vv v4, v6, v2"),
+    "vcompress_vd_on_mask": (M1, "vcompress.vm v4, v5, v4", "vcompress.vm v4, v5, v6"),
+    "viota_vd_on_source": (M1, "viota.m v4, v4", "viota.m v4, v5"),
+    "vloxseg_vd_on_index": (M1, "vloxseg2ei8.v v4, (t5), v5", "vloxseg2ei8.v v4, (t5), v6"),
+}
+
+
+@pytest.mark.parametrize("name", list(RESERVED_OPERANDS))
+def test_reserved_operands_trap_where_qemu_refuses(tmp_path, name):
+    vset, bad, good = RESERVED_OPERANDS[name]
+    setup = [vset, "addi t5, tp, 600"]
+    _refused_and_trapped(tmp_path, setup + [bad], setup + [good], seed=3)
 
 
 @pytest.mark.parametrize("name", list(VECTOR_REGRESSIONS))
