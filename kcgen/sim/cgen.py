@@ -1741,7 +1741,8 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
             out.append(f"static int dec_{c_ident(g)}(uint64_t w, uint64_t pc, uint64_t size, {P}_op *o) {{")
             out.append("    (void)pc; (void)size;")
             for e in encs:
-                out.append(f"    if ((w & UINT64_C({e.insn.mask:#x})) == UINT64_C({e.insn.match:#x})) {{")
+                legal = "".join(f" && {c}" for c in self._legal_c(e))
+                out.append(f"    if ((w & UINT64_C({e.insn.mask:#x})) == UINT64_C({e.insn.match:#x}){legal}) {{")
                 out.append(f"        o->op = {self.opnum[e.name]};  /* {e.name} */")
                 for k, opname in enumerate(e.insn.operands):
                     b = next((b for b in e.bindings if b.operand.name == opname), None)
@@ -1755,7 +1756,32 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
         out += self._predecode_c(groups)
         return out + [""]
 
-    def _extract(self, b, e: Encoding) -> str:
+    def _legal_c(self, e: Encoding) -> list[str]:
+        """C conditions a word matching e must also meet to be e, as the disassembler decodes
+        (Disassembler._reserved): a register inside its file, an immediate inside its operand's range,
+        a named value of a closed enum (or the optional operand's default). Otherwise the next
+        encoding is tried, and a word nothing takes is an illegal instruction."""
+        closed = {en.name: {i.value for i in en.items} for en in self.spec.isa.enums if not en.numbers}
+        out = []
+        for b in e.bindings:
+            o, v = b.operand, self._raw(b)
+            if o.kind == "reg" and (1 << b.field.value_width) > o.count:
+                out.append(f"{v} < {o.offset + o.count}")
+            elif o.kind == "imm" and (self._field_range(b) != (o.lo, o.hi)):
+                out.append(f"({v} >= {o.lo}LL && {v} <= {o.hi}LL)")
+            elif o.kind == "enum" and o.regfile in closed:
+                values = sorted(closed[o.regfile] | ({o.default} if o.default is not None else set()))
+                if set(range(1 << b.field.value_width)) - set(values):
+                    out.append("(" + " || ".join(f"{v} == {x}" for x in values) + ")")
+        return out
+
+    @staticmethod
+    def _field_range(b) -> tuple[int, int]:
+        n = b.field.value_width
+        return (-(1 << (n - 1)), (1 << (n - 1)) - 1) if b.operand.signed else (0, (1 << n) - 1)
+
+    def _raw(self, b) -> str:
+        """An operand's value as the field holds it (sign-extended, register offset added)."""
         f, o = b.field, b.operand
         parts = [f"(((w >> {wlo}) & UINT64_C({(1 << width) - 1:#x})) << {vlo})" for vlo, wlo, width in f.pieces]
         v = "(" + " | ".join(parts) + ")" if parts else "0"
@@ -1765,6 +1791,11 @@ static inline void kc_pending_span(kc_s *restrict s, uint64_t *blocks, uint64_t 
             v = f"(int64_t){v}"
         if o.kind == "reg" and o.offset:
             v = f"({v} + {o.offset})"
+        return v
+
+    def _extract(self, b, e: Encoding) -> str:
+        o = b.operand
+        v = self._raw(b)
         if o.kind == "pcrel":
             base = "pc + size" if self.pcrel_next else "pc"
             v = f"(int64_t)((uint64_t)({base}) + (uint64_t){v})"
