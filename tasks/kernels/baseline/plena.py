@@ -590,6 +590,12 @@ def spreading_tile(p: Prog, tile: int, stage: int, hbm_off: int, areg: str = "a5
         p.li("gp1", stage + 256 * g)
         p.li("gp2", hbm_off + 256 * g)
         p(f"H_STORE_V gp1, gp2, {areg}, 0, 0")
+    fetch_spreading_tile(p, tile, hbm_off, areg)
+
+
+def fetch_spreading_tile(p: Prog, tile: int, hbm_off: int, areg: str = "a5") -> None:
+    """Prefetch the spreading tile that spreading_tile stored at areg + hbm_off into tile again."""
+    p.scale_stride(64 * 64)
     p.li("gp1", tile)
     p.li("gp2", hbm_off)
     p(f"H_PREFETCH_M gp1, gp2, {areg}, 0, 0")

@@ -573,7 +573,7 @@ def rope(p: Prog, task: str) -> None:
                   "S_ADDI_INT gp6, gp6, 64")
 
 
-def scores(p: Prog, qs: list[int], nq: int, kw, BC: int, Sc) -> None:
+def scores(p: Prog, qs: list[int], nq: int, kw, BC: int, Sc, step: int = 64) -> None:
     """Sc[:, chunk t] = q k_t^T for the BC key tiles of kw, on M_BTMV with head 0 only: qs[s] holds the
     query rows shifted by 16 s lanes (prefetched so), so slice s of a k tile meets the queries' slice s in
     segment 0 and head 0 accumulates the whole 64-deep dot product in fp32 (one rounding). Rows go outer,
@@ -596,7 +596,7 @@ def scores(p: Prog, qs: list[int], nq: int, kw, BC: int, Sc) -> None:
                 for s in range(4):
                     p(f"M_BTMV {'gp0' if s == 0 else f'gp{8 + s}'}, gp{5 + t}, gp{1 + s}")
                 p(f"S_ADDI_INT gp15, gp12, {t * Sc.rows * 64}", "M_BMV_WO gp15, 0")
-            p(*(f"S_ADDI_INT gp{1 + s}, gp{1 + s}, 64" for s in range(4)), "S_ADDI_INT gp12, gp12, 64")
+            p(*(f"S_ADDI_INT gp{1 + s}, gp{1 + s}, {step}" for s in range(4)), "S_ADDI_INT gp12, gp12, 64")
 
 
 def attention(p: Prog, task: str) -> None:
@@ -618,23 +618,29 @@ def attention(p: Prog, task: str) -> None:
     if nq is None or S == 64:
         return b.attention(p, task)
     mem = p.vmem = Vmem(O.addr + S * NH * D, p.vend)
-    qs = [mem.take(nq * 64) for _ in range(4)]
+    QS = mem.take(4 * nq * 64)  # copy s of query row i (its slice s in segment 0) at QS + 256 i + 64 s
+    qs = [QS + 64 * s for s in range(4)]
     sbuf, acc = mem.take((nq + 4) * BC * 64), mem.take(64)
     Sc = Img(sbuf, nq + 4)      # 4 spare rows after each chunk: the score product's write-outs spill there
+    spreader = 3 * p.TILE       # the scores and products use every tile: the spreading tile is fetched again
+    p.li("gp1", b.SCRATCH)
+    p("C_SET_ADDR_REG a5, gp0, gp1")
+    b.spreading_tile(p, spreader, QS, 0)
     p("S_LD_FP f7, gp0, 2                 ; 1/sqrt(D)", "S_LD_FP f6, gp0, 3                 ; -inf")
     for h in range(NH):
         g = h // (NH // NKV)
         for q0 in range(0, S, nq):
-            for sl in range(4):   # q shifted by 16 sl lanes: its slice sl in segment 0
-                b.load_rows(p, "q", qs[sl], nq, q0 * NH * D + h * D + 16 * sl, NH * D)
-            for sl in range(4):
-                b.rows_scale(p, qs[sl], nq, "f7")
+            if (h, q0) != (0, 0):
+                b.fetch_spreading_tile(p, spreader, 0)
+            b.load_rows(p, "q", sbuf, nq, q0 * NH * D + h * D, NH * D)   # staged in the score rows, free now
+            b.spread(p, spreader, sbuf, QS, nq)   # the query rows' four slices, each in segment 0 of a row
+            b.rows_scale(p, QS, 4 * nq, "f7")
             out = O.at(q0, h)
             for k0 in range(0, S, BC * 64):
                 first = k0 == 0
                 kw = W(p, "k", k0 * NKV * D + g * D, NKV * D, trans=True)
                 vw = W(p, "v", k0 * NKV * D + g * D, NKV * D)
-                scores(p, qs, nq, kw, BC, Sc)
+                scores(p, qs, nq, kw, BC, Sc, step=256)
                 p.li("gp1", sbuf)
                 p.li("gp2", acc)
                 p.li("gp3", 0)
