@@ -625,13 +625,15 @@ ROTATE_HALF = [(1 << s, (s + 2) % 4) for s in range(4)]   # segment s of [x2 | x
 DOUBLE_HALF = [(0b0101, 0), (0b1010, 1)]                   # [t | t] from the segments 0, 1 of t
 
 
-def rope_tables_aligned(p: Prog, r0: int, nrows: int, C2: int, S2: int, tile: int, tmp: int, Q: int) -> None:
+def rope_tables_aligned(p: Prog, r0: int, nrows: int, C2: int, S2: int, tile: int, tmp: int, Q: int,
+                        tables=(("cos", 0), ("sin", 0))) -> None:
     """Rows C2[r] = [cos_r | cos_r] and S2[r] = [-sin_r | sin_r] for rows r0..r0+nrows (a multiple of 4) of
-    the [S, 32] tables, read as aligned rows of 64 (two positions each) and spread on the matrix machine.
-    tmp: nrows / 2 rounded up to 4 rows, Q: 2 nrows rows."""
+    the [S, 32] cos and sin tables (tables: (tensor, element offset) of each), read as aligned rows of 64
+    (two positions each) and spread on the matrix machine. tmp: nrows / 2 rounded up to 4 rows, Q: 2 nrows
+    rows."""
     packed = -(-nrows // 8) * 4
-    for t, dst in (("cos", C2), ("sin", S2)):
-        load_rows(p, t, tmp, packed, r0 * 32, 64)
+    for (t, off), dst in zip(tables, (C2, S2)):
+        load_rows(p, t, tmp, packed, off + r0 * 32, 64)
         spread(p, tile, tmp, Q, nrows // 2)
         gather(p, dst, Q, 128, nrows, DOUBLE_HALF)
     set_mask(p, LO)
@@ -836,22 +838,29 @@ def decoder(p: Prog, task: str) -> None:
     bias_scale = None if llama else copy_with_zero_tail(p, "bias", BIAS, Hb.addr)
     if llama:
         C2, S2, T = mem.take(RB * 64), mem.take(RB * 64), mem.take(RB * 64)
-        so = shifted_areg(p, "cs", "a6")
-        acs = p.areg("cs")
-        tables = [("cs", 0, acs, "a6", so), ("cs", S * 32, acs, "a6", so)]
+        Q = mem.take(4 * RB * 64)
+        tables = [("cs", 0), ("cs", S * 32)]
+        SPREAD = 20 * NKV                  # the spreading tile's HBM scratch, after the bias copy's place
+        spreading_tile(p, 0, Q, SPREAD)
+
+    def roped_tables(r0):
+        fetch_spreading_tile(p, 3 * p.TILE, SPREAD)   # the products use every tile: fetched again
+        rope_tables_aligned(p, r0, RB, C2, S2, 3 * p.TILE, T, Q, tables)
 
     def project(i, r0, out, rot=None):
         """out = h Wi for the RB rows in Hb (rows r0.. of the sequence); roped when rot is a scratch image."""
         p.matmul(p, Hb, 0, RB, H, wq(i), H, out, 0, tmp)
         if rot is None:
             return
+        if p.rope_rot is None:
+            fetch_spreading_tile(p, 3 * p.TILE, SPREAD)
         for h in range(NH):
             R = Img(rot.at(0, h), RB)
             if p.rope_rot is not None:   # the reference kernels' own way
                 p.rope_rot(p, Hb, RB, H, i, h, R)
-            else:
-                p.matmul(p, Hb, 0, RB, H, wq(i, h * 64 + 32), 64, R, 0, ncols=32)
-                p.matmul(p, Hb, 0, RB, H, wq(i, h * 64), 64, R, 0, ncols=32, dst_col=32)
+            else:                        # [x2 | x1] of the head's rows, lanes moved on the matrix machine
+                spread(p, 3 * p.TILE, out.at(0, h), Q, RB)
+                gather(p, R.addr, Q, 256, RB, ROTATE_HALF)
             rows_op(p, "V_MUL_VV", out.at(0, h), C2, RB)
             rows_op(p, "V_MUL_VV", R.addr, S2, RB)
             rows_op(p, "V_ADD_VV", out.at(0, h), R.addr, RB)
@@ -860,7 +869,7 @@ def decoder(p: Prog, task: str) -> None:
     for r0 in range(0, S, RB):
         rmsnorm_rows(p, X, r0, RB, Hb, 0, g0, H, tmp)
         if llama:
-            rope_tables(p, tables, r0, RB, C2, S2, T)
+            roped_tables(r0)
         for name in ("k", "v"):
             project(1 if name == "k" else 2, r0, Kb, Rb if llama and name == "k" else None)
             for h in range(NH):   # high part = MXFP8(value), low part = MXFP8(value - high part)
@@ -876,7 +885,7 @@ def decoder(p: Prog, task: str) -> None:
     for r0 in range(0, S, RB):
         rmsnorm_rows(p, X, r0, RB, Hb, 0, g0, H, tmp)
         if llama:
-            rope_tables(p, tables, r0, RB, C2, S2, T)
+            roped_tables(r0)
         project(0, r0, Kb, Rb if llama else None)
         if llama:
             p(f"S_LD_FP {fscale}, gp0, 4")
