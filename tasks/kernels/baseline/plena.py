@@ -836,12 +836,14 @@ def decoder(p: Prog, task: str) -> None:
     mask = mem.take(64)
     BIAS = 16 * NKV                        # T5: the bias copied after the k / v scratch, with a zero tail
     bias_scale = None if llama else copy_with_zero_tail(p, "bias", BIAS, Hb.addr)
+    SPREAD = 20 * NKV                      # the spreading tile's HBM scratch, after the bias copy's place
+    Q = None
+    if llama or S in (16, 32):             # lanes to move (rope, bias rows narrower than 64): the spreading tile
+        Q = mem.take(4 * RB * 64)
+        spreading_tile(p, 0, Q, SPREAD)
     if llama:
         C2, S2, T = mem.take(RB * 64), mem.take(RB * 64), mem.take(RB * 64)
-        Q = mem.take(4 * RB * 64)
         tables = [("cs", 0), ("cs", S * 32)]
-        SPREAD = 20 * NKV                  # the spreading tile's HBM scratch, after the bias copy's place
-        spreading_tile(p, 0, Q, SPREAD)
 
     def roped_tables(r0):
         fetch_spreading_tile(p, 3 * p.TILE, SPREAD)   # the products use every tile: fetched again
@@ -894,8 +896,20 @@ def decoder(p: Prog, task: str) -> None:
             kw, vw = ((W(p, None, REG[nm] + h * SP * 64, 64, a="a5", n=NKV),
                        W(p, None, REG[nm + "lo"] + h * SP * 64, 64, a="a5", n=NKV)) for nm in ("k", "v"))
             def t5_bias(kb, sbuf, btmp, h=h, r0=r0):
-                load_rows(p, "bias", btmp, RB, BIAS + h * S * S + r0 * S + kb * 64, S, a="a5", scale=bias_scale)
-                rows_add(p, sbuf, btmp, RB)
+                row0 = BIAS + h * S * S + r0 * S + kb * 64
+                rows = btmp
+                if S in (16, 32):   # bias rows S < 64 apart: aligned rows of 64 hold 64 / S of them, spread
+                    packed = RB * S // 64
+                    load_rows(p, None, btmp, -(-packed // 4) * 4, row0, 64, a="a5", scale=bias_scale)
+                    fetch_spreading_tile(p, 3 * p.TILE, SPREAD)
+                    spread(p, 3 * p.TILE, btmp, Q, packed)
+                    if S == 16:     # segment h of packed row j is row 4 j + h: spread puts it at Q row 4 j + h
+                        rows = Q
+                    else:           # segments 2 t, 2 t + 1 of packed row j are row 2 j + t
+                        gather(p, btmp, Q, 128, RB, DOUBLE_HALF)
+                else:
+                    load_rows(p, "bias", btmp, RB, row0, S, a="a5", scale=bias_scale)
+                rows_add(p, sbuf, rows, RB)
             p(f"S_LD_FP {fneg}, gp0, {c_neg}")
             attention_block(p, Kb.at(0, h), RB, kw, vw, S, Hb.at(0, h), mem, bias=None if llama else t5_bias,
                             mask=mask, fneg=fneg)
