@@ -575,8 +575,8 @@ def rope(p: Prog, task: str) -> None:
 
 def scores(p: Prog, qs: list[int], nq: int, kw, BC: int, Sc, step: int = 64) -> None:
     """Sc[:, chunk t] = q k_t^T for the BC key tiles of kw, on M_BTMV with head 0 only: qs[s] holds the
-    query rows shifted by 16 s lanes (prefetched so), so slice s of a k tile meets the queries' slice s in
-    segment 0 and head 0 accumulates the whole 64-deep dot product in fp32 (one rounding). Rows go outer,
+    query rows shifted by 16 s lanes (row i at qs[s] + i * step), so slice s of a k tile meets the queries'
+    slice s in segment 0 and head 0 accumulates the whole 64-deep dot product in fp32 (one rounding). Rows go outer,
     up to four resident k tiles inner; each row's write-out spills heads 1..3 (garbage) onto the next three
     rows, which are written after it (Sc has four spare rows after each chunk)."""
     for t0 in range(0, BC, 4):
