@@ -19,8 +19,8 @@ testbench (research/plena.md §2, §3.2, §10):
 - FP SRAM holds 0.0 at 0, 1.0 at 1, then the task's constants (1/sqrt(D) and -inf for attention; 1/H and
   eps for the decoder blocks' RMSNorm);
 - Level-2 and Level-3 tasks: the inputs start after a guard of HBM_GUARD zero bytes (so an a register
-  pointed a few elements before a tensor prefetches its rows shifted right by that many lanes, e.g. for
-  the rotate-half of RoPE), and the HBM after the inputs is scratch, zero at the start, where a kernel
+  pointed a few elements before a tensor prefetches its rows shifted right by that many lanes, which the
+  emulator's 64-byte HBM row rule forbids: -D HBM_ROW_ALIGN=64 checks it), and the HBM after the inputs is scratch, zero at the start, where a kernel
   may store intermediates with H_STORE_V (the matrix machine reads only what H_PREFETCH_M brings from HBM:
   a product of two computed tensors needs one of them there).
 
@@ -289,7 +289,10 @@ def layout(spec, task, target, config) -> Layout:
         notes.append(f"  Every input is preceded by at least {HBM_GUARD} zero bytes and followed (after its scales) by "
                      f"at least {TILE_SLACK} zero bytes: an a register set (C_SET_ADDR_REG) k bytes before a tensor's "
                      "base prefetches its rows shifted right by k lanes, with zeros before its first element (the "
-                     "scales are then at SCALE_OFFSET + k - k/8 for k a multiple of 8). HBM from "
+                     "scales are then at SCALE_OFFSET + k - k/8 for k a multiple of 8; the Feb-2026 emulator "
+                     "stops on any HBM row address a[rs2] + gp[rs1] + r * stride that is not a multiple of 64 "
+                     "bytes, a rule this model checks only with -D HBM_ROW_ALIGN=64: kernels that keep it run "
+                     "there too). HBM from "
                      f"{base:#x} to the end ({P['HBM_BYTES']:#x}) is free "
                      "scratch, all zero at the start: set a free a register to it with C_SET_ADDR_REG and store "
                      "intermediates there with H_STORE_V (it encodes to MXFP8: bf16 values that came from an MXFP8 "

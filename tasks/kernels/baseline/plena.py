@@ -563,10 +563,89 @@ def rope_tables(p: Prog, cs: list, r0: int, nrows: int, C2: int, S2: int, tmp: i
         rows_copy(p, dst, tmp, nrows, masked=True)
 
 
+# Every HBM row a prefetch or store moves must start on a 64-byte boundary (the emulator's rule,
+# -D HBM_ROW_ALIGN=64), so lanes are not moved by prefetching shifted rows: the matrix machine moves them.
+# M_BMV with a tile whose rows 0..15 are [I16 I16 I16 I16] writes segment h (lanes 16h..16h+15) of a vector
+# row to every segment of output row h, exactly (one product by 1.0 per lane); masked copies then put any
+# segment anywhere.
+FP_SPREAD = 400          # FP SRAM entries 400..479: the pattern the spreading tile's rows are cut from
+
+
+def spreading_tile(p: Prog, tile: int, stage: int, hbm_off: int, areg: str = "a5") -> None:
+    """Matrix SRAM tile `tile` := rows k < 16 with 1.0 at lanes k, 16 + k, 32 + k, 48 + k, zero elsewhere.
+    Built from FP SRAM (zeros with 1.0 every 16 entries, so S_MAP_V_FP from FP_SPREAD + 16 - k cuts row k),
+    staged in 16 vector SRAM rows at `stage`, stored to HBM scratch at areg + hbm_off (zero beyond, as the
+    scratch starts) and prefetched from there."""
+    p(f"; the spreading tile -> M[{tile}]")
+    for i in range(80):
+        p(f"S_ST_FP f0, gp0, {FP_SPREAD + i}")
+    p("S_LD_FP f1, gp0, 1")
+    for i in range(0, 80, 16):
+        p(f"S_ST_FP f1, gp0, {FP_SPREAD + i}")
+    for k in range(16):
+        p.li("gp1", stage + 64 * k)
+        p(f"S_MAP_V_FP gp1, gp0, {FP_SPREAD + (16 - k) % 16}")
+    p.scale_stride(64 * 64)
+    for g in range(4):
+        p.li("gp1", stage + 256 * g)
+        p.li("gp2", hbm_off + 256 * g)
+        p(f"H_STORE_V gp1, gp2, {areg}, 0, 0")
+    fetch_spreading_tile(p, tile, hbm_off, areg)
+
+
+def fetch_spreading_tile(p: Prog, tile: int, hbm_off: int, areg: str = "a5") -> None:
+    """Prefetch the spreading tile that spreading_tile stored at areg + hbm_off into tile again."""
+    p.scale_stride(64 * 64)
+    p.li("gp1", tile)
+    p.li("gp2", hbm_off)
+    p(f"H_PREFETCH_M gp1, gp2, {areg}, 0, 0")
+
+
+def spread(p: Prog, tile: int, src: int, dst: int, nrows: int) -> None:
+    """For rows src[i], i < nrows: dst[4 i + h] = segment h of src[i] in all four segments (M_BMV)."""
+    p.li("gp1", src)
+    p.li("gp2", dst)
+    p.li("gp3", tile)
+    with p.loop("gp4", nrows):
+        p("M_BMV gp0, gp3, gp1", "M_BMV_WO gp2, 0", "S_ADDI_INT gp1, gp1, 64", "S_ADDI_INT gp2, gp2, 256")
+
+
+def gather(p: Prog, dst: int, src: int, step: int, nrows: int, picks: list[tuple[int, int]]) -> None:
+    """For each (mask, row) in picks and i < nrows: the lanes of dst[i] that V_MASK = mask enables := those of
+    the row src + row * 64 + i * step."""
+    for mask, row in picks:
+        set_mask(p, mask)
+        p.li("gp1", dst)
+        p.li("gp2", src + 64 * row)
+        with p.loop("gp4", nrows):
+            p("V_ADD_VF gp1, gp2, f0, 1", "S_ADDI_INT gp1, gp1, 64", f"S_ADDI_INT gp2, gp2, {step}")
+
+
+ROTATE_HALF = [(1 << s, (s + 2) % 4) for s in range(4)]   # segment s of [x2 | x1] is segment s + 2 of x
+DOUBLE_HALF = [(0b0101, 0), (0b1010, 1)]                   # [t | t] from the segments 0, 1 of t
+
+
+def rope_tables_aligned(p: Prog, r0: int, nrows: int, C2: int, S2: int, tile: int, tmp: int, Q: int,
+                        tables=(("cos", 0), ("sin", 0))) -> None:
+    """Rows C2[r] = [cos_r | cos_r] and S2[r] = [-sin_r | sin_r] for rows r0..r0+nrows (a multiple of 4) of
+    the [S, 32] cos and sin tables (tables: (tensor, element offset) of each), read as aligned rows of 64
+    (two positions each) and spread on the matrix machine. tmp: nrows / 2 rounded up to 4 rows, Q: 2 nrows
+    rows."""
+    packed = -(-nrows // 8) * 4
+    for (t, off), dst in zip(tables, (C2, S2)):
+        load_rows(p, t, tmp, packed, off + r0 * 32, 64)
+        spread(p, tile, tmp, Q, nrows // 2)
+        gather(p, dst, Q, 128, nrows, DOUBLE_HALF)
+    set_mask(p, LO)
+    p.li("gp1", S2)
+    with p.loop("gp4", nrows):
+        p("V_SUB_VF gp1, gp1, f0, 1, 1", "S_ADDI_INT gp1, gp1, 64")
+
+
 def rope(p: Prog, task: str) -> None:
-    """Per group of 4 positions: the cos/sin rows [c | c] and [-s | s] (right-shifted copies from an a register
-    pointed 32 elements before the table), then per head x, its rotation [x2 | x1] (x at +32 merged with x
-    shifted right by 32 under V_MASK) and y = x * [c | c] + [x2 | x1] * [-s | s]."""
+    """Per group of 4 positions: the cos/sin rows [c | c] and [-s | s], then per head x, its rotation
+    [x2 | x1] and y = x * [c | c] + [x2 | x1] * [-s | s]. Lanes move on the matrix machine (spread, gather):
+    every prefetch reads 64-byte aligned rows."""
     cfg = p.cfg
     S, NH, D = cfg["S"], cfg["NH"], cfg["D"]
     assert D == 64
@@ -574,19 +653,19 @@ def rope(p: Prog, task: str) -> None:
     Y = Img(p.out("y"), S)
     mem = p.vmem = Vmem(Y.addr + S * Wd, p.vend)
     C2, S2, T, XR = (mem.take(4 * 64) for _ in range(4))
-    sx = shifted_areg(p, "x", "a5")
-    scs = [("cos", 0, p.areg("cos"), "a6", shifted_areg(p, "cos", "a6")),
-           ("sin", 0, p.areg("sin"), "a7", shifted_areg(p, "sin", "a7"))]
+    Q = mem.take(16 * 64)
+    tile = 3 * p.TILE
+    p.li("gp1", SCRATCH)
+    p("C_SET_ADDR_REG a5, gp0, gp1")
+    spreading_tile(p, tile, Q, 0)
     for g in range(S // 4):
         r0 = 4 * g
-        rope_tables(p, scs, r0, 4, C2, S2, T)
+        rope_tables_aligned(p, r0, 4, C2, S2, tile, T, Q)
         for h in range(NH):
             y = Y.at(r0, h)
             load_rows(p, "x", y, 4, r0 * Wd + h * 64, Wd)
-            load_rows(p, "x", XR, 4, r0 * Wd + h * 64 + 32, Wd)
-            load_rows(p, "x", T, 4, r0 * Wd + h * 64, Wd, a="a5", scale=sx)
-            set_mask(p, HI)
-            rows_copy(p, XR, T, 4, masked=True)
+            spread(p, tile, y, Q, 4)
+            gather(p, XR, Q, 256, 4, ROTATE_HALF)
             rows_op(p, "V_MUL_VV", XR, S2, 4)
             rows_op(p, "V_MUL_VV", y, C2, 4)
             rows_op(p, "V_ADD_VV", y, XR, 4)
@@ -757,24 +836,33 @@ def decoder(p: Prog, task: str) -> None:
     mask = mem.take(64)
     BIAS = 16 * NKV                        # T5: the bias copied after the k / v scratch, with a zero tail
     bias_scale = None if llama else copy_with_zero_tail(p, "bias", BIAS, Hb.addr)
+    SPREAD = 20 * NKV                      # the spreading tile's HBM scratch, after the bias copy's place
+    Q = None
+    if llama or S in (16, 32):             # lanes to move (rope, bias rows narrower than 64): the spreading tile
+        Q = mem.take(4 * RB * 64)
+        spreading_tile(p, 0, Q, SPREAD)
     if llama:
         C2, S2, T = mem.take(RB * 64), mem.take(RB * 64), mem.take(RB * 64)
-        so = shifted_areg(p, "cs", "a6")
-        acs = p.areg("cs")
-        tables = [("cs", 0, acs, "a6", so), ("cs", S * 32, acs, "a6", so)]
+        tables = [("cs", 0), ("cs", S * 32)]
+
+    def roped_tables(r0):
+        fetch_spreading_tile(p, 3 * p.TILE, SPREAD)   # the products use every tile: fetched again
+        rope_tables_aligned(p, r0, RB, C2, S2, 3 * p.TILE, T, Q, tables)
 
     def project(i, r0, out, rot=None):
         """out = h Wi for the RB rows in Hb (rows r0.. of the sequence); roped when rot is a scratch image."""
         p.matmul(p, Hb, 0, RB, H, wq(i), H, out, 0, tmp)
         if rot is None:
             return
+        if p.rope_rot is None:
+            fetch_spreading_tile(p, 3 * p.TILE, SPREAD)
         for h in range(NH):
             R = Img(rot.at(0, h), RB)
             if p.rope_rot is not None:   # the reference kernels' own way
                 p.rope_rot(p, Hb, RB, H, i, h, R)
-            else:
-                p.matmul(p, Hb, 0, RB, H, wq(i, h * 64 + 32), 64, R, 0, ncols=32)
-                p.matmul(p, Hb, 0, RB, H, wq(i, h * 64), 64, R, 0, ncols=32, dst_col=32)
+            else:                        # [x2 | x1] of the head's rows, lanes moved on the matrix machine
+                spread(p, 3 * p.TILE, out.at(0, h), Q, RB)
+                gather(p, R.addr, Q, 256, RB, ROTATE_HALF)
             rows_op(p, "V_MUL_VV", out.at(0, h), C2, RB)
             rows_op(p, "V_MUL_VV", R.addr, S2, RB)
             rows_op(p, "V_ADD_VV", out.at(0, h), R.addr, RB)
@@ -783,7 +871,7 @@ def decoder(p: Prog, task: str) -> None:
     for r0 in range(0, S, RB):
         rmsnorm_rows(p, X, r0, RB, Hb, 0, g0, H, tmp)
         if llama:
-            rope_tables(p, tables, r0, RB, C2, S2, T)
+            roped_tables(r0)
         for name in ("k", "v"):
             project(1 if name == "k" else 2, r0, Kb, Rb if llama and name == "k" else None)
             for h in range(NH):   # high part = MXFP8(value), low part = MXFP8(value - high part)
@@ -799,7 +887,7 @@ def decoder(p: Prog, task: str) -> None:
     for r0 in range(0, S, RB):
         rmsnorm_rows(p, X, r0, RB, Hb, 0, g0, H, tmp)
         if llama:
-            rope_tables(p, tables, r0, RB, C2, S2, T)
+            roped_tables(r0)
         project(0, r0, Kb, Rb if llama else None)
         if llama:
             p(f"S_LD_FP {fscale}, gp0, 4")
@@ -808,8 +896,20 @@ def decoder(p: Prog, task: str) -> None:
             kw, vw = ((W(p, None, REG[nm] + h * SP * 64, 64, a="a5", n=NKV),
                        W(p, None, REG[nm + "lo"] + h * SP * 64, 64, a="a5", n=NKV)) for nm in ("k", "v"))
             def t5_bias(kb, sbuf, btmp, h=h, r0=r0):
-                load_rows(p, "bias", btmp, RB, BIAS + h * S * S + r0 * S + kb * 64, S, a="a5", scale=bias_scale)
-                rows_add(p, sbuf, btmp, RB)
+                row0 = BIAS + h * S * S + r0 * S + kb * 64
+                rows = btmp
+                if S in (16, 32):   # bias rows S < 64 apart: aligned rows of 64 hold 64 / S of them, spread
+                    packed = RB * S // 64
+                    load_rows(p, None, btmp, -(-packed // 4) * 4, row0, 64, a="a5", scale=bias_scale)
+                    fetch_spreading_tile(p, 3 * p.TILE, SPREAD)
+                    spread(p, 3 * p.TILE, btmp, Q, packed)
+                    if S == 16:     # segment h of packed row j is row 4 j + h: spread puts it at Q row 4 j + h
+                        rows = Q
+                    else:           # segments 2 t, 2 t + 1 of packed row j are row 2 j + t
+                        gather(p, btmp, Q, 128, RB, DOUBLE_HALF)
+                else:
+                    load_rows(p, "bias", btmp, RB, row0, S, a="a5", scale=bias_scale)
+                rows_add(p, sbuf, rows, RB)
             p(f"S_LD_FP {fneg}, gp0, {c_neg}")
             attention_block(p, Kb.at(0, h), RB, kw, vw, S, Hb.at(0, h), mem, bias=None if llama else t5_bias,
                             mask=mask, fneg=fneg)

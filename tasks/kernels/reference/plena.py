@@ -529,10 +529,9 @@ def bmv_mm(p: Prog, A, r0: int, nrows: int, K: int, w, N: int, C, c_r0: int, mem
 
 
 def rope(p: Prog, task: str) -> None:
-    """As the baseline (x * [c | c] + [x2 | x1] * [-s | s], the rotation from a prefetch 32 lanes on merged
-    under V_MASK with one shifted right through a rebased a register), but x is prefetched whole into the
-    output at the start, positions go 16 at a time, the cos/sin rows of the next 16 positions and the
-    rotation rows of the next (positions, head) item are prefetched while the current one computes."""
+    """As the baseline (x * [c | c] + [x2 | x1] * [-s | s], lanes moved on the matrix machine: every prefetch
+    reads 64-byte aligned rows), but x and the whole cos / sin tables are prefetched at the start (x into the
+    output), positions go 16 at a time, and the products and the sum run in one loop."""
     b = _base
     cfg = p.cfg
     S, NH, D = cfg["S"], cfg["NH"], cfg["D"]
@@ -541,61 +540,43 @@ def rope(p: Prog, task: str) -> None:
     Y = Img(p.out("y"), S)
     mem = Vmem(Y.addr + S * Wd, p.vend)
     RG = 16 if S % 16 == 0 else 4
-    XR = [mem.take(RG * 64) for _ in range(2)]
-    XT = [mem.take(RG * 64) for _ in range(2)]
-    raw = [[mem.take(RG * 64) for _ in range(4)] for _ in range(2)]   # cos, cos >> 32, sin, sin >> 32
-    sx = b.shifted_areg(p, "x", "a5")
-    tabs = [("cos", "a6", b.shifted_areg(p, "cos", "a6")), ("sin", "a7", b.shifted_areg(p, "sin", "a7"))]
+    packed = -(-S // 8) * 4                       # rows of 64 holding the [S, 32] table, two positions each
+    PC, PS = mem.take(packed * 64), mem.take(packed * 64)
+    C2, S2, XR = (mem.take(RG * 64) for _ in range(3))
+    Q = mem.take(4 * RG * 64)
+    tile = 3 * p.TILE
+    p.li("gp1", b.SCRATCH)
+    p("C_SET_ADDR_REG a5, gp0, gp1")
     b.load_image(p, "x", Y, 0, S, 0, Wd)
-    items = [(r0, h) for r0 in range(0, S, RG) for h in range(NH)]
-
-    def fetch_tables(g):
-        for t, (name, ash, so) in enumerate(tabs):
-            b.load_rows(p, name, raw[g % 2][2 * t], RG, g * RG * 32, 32)
-            b.load_rows(p, name, raw[g % 2][2 * t + 1], RG, g * RG * 32, 32, a=ash, scale=so)
-
-    def build_tables(g):
-        rc, rcs, rs, rss = raw[g % 2]
+    b.load_rows(p, "cos", PC, packed, 0, 64)
+    b.load_rows(p, "sin", PS, packed, 0, 64)
+    b.spreading_tile(p, tile, Q, 0)
+    for r0 in range(0, S, RG):
+        for packed_rows, dst in ((PC, C2), (PS, S2)):
+            b.spread(p, tile, packed_rows + r0 * 32, Q, RG // 2)
+            b.gather(p, dst, Q, 128, RG, b.DOUBLE_HALF)
         b.set_mask(p, b.LO)
-        p.li("gp1", rs)
+        p.li("gp1", S2)
         with p.loop("gp4", RG):
             p("V_SUB_VF gp1, gp1, f0, 1, 1", "S_ADDI_INT gp1, gp1, 64")
-        b.set_mask(p, b.HI)
-        b.rows_copy(p, rc, rcs, RG, masked=True)
-        b.rows_copy(p, rs, rss, RG, masked=True)
-
-    def fetch(i):
-        r0, h = items[i]
-        b.load_rows(p, "x", XR[i % 2], RG, r0 * Wd + h * 64 + 32, Wd)
-        b.load_rows(p, "x", XT[i % 2], RG, r0 * Wd + h * 64, Wd, a="a5", scale=sx)
-
-    fetch_tables(0)
-    fetch(0)
-    for i, (r0, h) in enumerate(items):
-        g = r0 // RG
-        if h == 0:
-            build_tables(g)
-            if r0 + RG < S:
-                fetch_tables(g + 1)
-        if i + 1 < len(items):
-            fetch(i + 1)
-        xr, y = XR[i % 2], Y.at(r0, h)
-        b.set_mask(p, b.HI)
-        p.li("gp1", xr)
-        p.li("gp2", XT[i % 2])
-        p.li("gp3", y)
-        p.li("gp5", raw[g % 2][0])
-        p.li("gp6", raw[g % 2][2])
-        with p.loop("gp4", RG):
-            p("V_ADD_VF gp1, gp2, f0, 1", "V_MUL_VV gp1, gp1, gp6", "V_MUL_VV gp3, gp3, gp5", "V_ADD_VV gp3, gp3, gp1",
-              "S_ADDI_INT gp1, gp1, 64", "S_ADDI_INT gp2, gp2, 64", "S_ADDI_INT gp3, gp3, 64", "S_ADDI_INT gp5, gp5, 64",
-              "S_ADDI_INT gp6, gp6, 64")
+        for h in range(NH):
+            y = Y.at(r0, h)
+            b.spread(p, tile, y, Q, RG)
+            b.gather(p, XR, Q, 256, RG, b.ROTATE_HALF)
+            p.li("gp1", XR)
+            p.li("gp3", y)
+            p.li("gp5", C2)
+            p.li("gp6", S2)
+            with p.loop("gp4", RG):
+                p("V_MUL_VV gp1, gp1, gp6", "V_MUL_VV gp3, gp3, gp5", "V_ADD_VV gp3, gp3, gp1",
+                  "S_ADDI_INT gp1, gp1, 64", "S_ADDI_INT gp3, gp3, 64", "S_ADDI_INT gp5, gp5, 64",
+                  "S_ADDI_INT gp6, gp6, 64")
 
 
-def scores(p: Prog, qs: list[int], nq: int, kw, BC: int, Sc) -> None:
+def scores(p: Prog, qs: list[int], nq: int, kw, BC: int, Sc, step: int = 64) -> None:
     """Sc[:, chunk t] = q k_t^T for the BC key tiles of kw, on M_BTMV with head 0 only: qs[s] holds the
-    query rows shifted by 16 s lanes (prefetched so), so slice s of a k tile meets the queries' slice s in
-    segment 0 and head 0 accumulates the whole 64-deep dot product in fp32 (one rounding). Rows go outer,
+    query rows shifted by 16 s lanes (row i at qs[s] + i * step), so slice s of a k tile meets the queries'
+    slice s in segment 0 and head 0 accumulates the whole 64-deep dot product in fp32 (one rounding). Rows go outer,
     up to four resident k tiles inner; each row's write-out spills heads 1..3 (garbage) onto the next three
     rows, which are written after it (Sc has four spare rows after each chunk)."""
     for t0 in range(0, BC, 4):
@@ -615,7 +596,7 @@ def scores(p: Prog, qs: list[int], nq: int, kw, BC: int, Sc) -> None:
                 for s in range(4):
                     p(f"M_BTMV {'gp0' if s == 0 else f'gp{8 + s}'}, gp{5 + t}, gp{1 + s}")
                 p(f"S_ADDI_INT gp15, gp12, {t * Sc.rows * 64}", "M_BMV_WO gp15, 0")
-            p(*(f"S_ADDI_INT gp{1 + s}, gp{1 + s}, 64" for s in range(4)), "S_ADDI_INT gp12, gp12, 64")
+            p(*(f"S_ADDI_INT gp{1 + s}, gp{1 + s}, {step}" for s in range(4)), "S_ADDI_INT gp12, gp12, 64")
 
 
 def attention(p: Prog, task: str) -> None:
@@ -637,23 +618,29 @@ def attention(p: Prog, task: str) -> None:
     if nq is None or S == 64:
         return b.attention(p, task)
     mem = p.vmem = Vmem(O.addr + S * NH * D, p.vend)
-    qs = [mem.take(nq * 64) for _ in range(4)]
+    QS = mem.take(4 * nq * 64)  # copy s of query row i (its slice s in segment 0) at QS + 256 i + 64 s
+    qs = [QS + 64 * s for s in range(4)]
     sbuf, acc = mem.take((nq + 4) * BC * 64), mem.take(64)
     Sc = Img(sbuf, nq + 4)      # 4 spare rows after each chunk: the score product's write-outs spill there
+    spreader = 3 * p.TILE       # the scores and products use every tile: the spreading tile is fetched again
+    p.li("gp1", b.SCRATCH)
+    p("C_SET_ADDR_REG a5, gp0, gp1")
+    b.spreading_tile(p, spreader, QS, 0)
     p("S_LD_FP f7, gp0, 2                 ; 1/sqrt(D)", "S_LD_FP f6, gp0, 3                 ; -inf")
     for h in range(NH):
         g = h // (NH // NKV)
         for q0 in range(0, S, nq):
-            for sl in range(4):   # q shifted by 16 sl lanes: its slice sl in segment 0
-                b.load_rows(p, "q", qs[sl], nq, q0 * NH * D + h * D + 16 * sl, NH * D)
-            for sl in range(4):
-                b.rows_scale(p, qs[sl], nq, "f7")
+            if (h, q0) != (0, 0):
+                b.fetch_spreading_tile(p, spreader, 0)
+            b.load_rows(p, "q", sbuf, nq, q0 * NH * D + h * D, NH * D)   # staged in the score rows, free now
+            b.spread(p, spreader, sbuf, QS, nq)   # the query rows' four slices, each in segment 0 of a row
+            b.rows_scale(p, QS, 4 * nq, "f7")
             out = O.at(q0, h)
             for k0 in range(0, S, BC * 64):
                 first = k0 == 0
                 kw = W(p, "k", k0 * NKV * D + g * D, NKV * D, trans=True)
                 vw = W(p, "v", k0 * NKV * D + g * D, NKV * D)
-                scores(p, qs, nq, kw, BC, Sc)
+                scores(p, qs, nq, kw, BC, Sc, step=256)
                 p.li("gp1", sbuf)
                 p.li("gp2", acc)
                 p.li("gp3", 0)
