@@ -30,6 +30,7 @@ from hypothesis import strategies as st
 import isadl
 from tests.asm import common
 from tests.asm.common import aligned_values, numbers, write_insn
+from tests.targets import spike
 
 ROOT = Path(__file__).resolve().parents[2]
 BOOM = ROOT / "targets" / "boom.isa"
@@ -573,6 +574,28 @@ def test_random_programs_match_qemu(tmp_path, profile, seed):
     bad += [f"fcsr: ours {got_x[0]:#x} qemu {want_x[0]:#x}"] if got_x[0] != want_x[0] else []
     bad += [f"f{r}: ours {got_f[r]:#018x} qemu {want_f[r]:#018x}" for r in range(32) if got_f[r] != want_f[r]]
     bad += [f"buf[{i}]: ours {got_mem[i]:#04x} qemu {want_mem[i]:#04x}" for i in range(BUF) if got_mem[i] != want_mem[i]]
+    assert not bad, "\n".join(bad[:20]) + f"\n--- body\n{body}"
+
+
+@pytest.mark.skipif(spike.MISSING is not None, reason=spike.MISSING or "")
+@pytest.mark.parametrize("seed", range(30))
+def test_random_fp_programs_match_spike(tmp_path, seed):
+    """The "fp" profile's programs of the qemu test, second oracle: spike (riscv-isa-sim) runs the
+    same harness bare-metal; x, f, fcsr and memory must equal our C simulator's."""
+    rng = random.Random(f"fp{seed}")
+    xs, fs, mem = random_state(rng)
+    body = random_body(rng, FP_OPS)
+    status, out = spike.run(qemu_harness(body, xs, fs, mem), tmp_path, isa="rv64imfd_zicsr", as_flags=AS_FLAGS, xlen=64)
+    assert status == 0, f"spike exit status {status}\n--- body\n{body}"
+    want_x = list(struct.unpack("<32Q", out[:256]))
+    want_f = list(struct.unpack("<32Q", out[256:512]))
+    want_mem = out[512:512 + BUF]
+    got_x, got_f, got_mem = run_ours(body, xs, fs, mem)
+    bad = [f"x{r}: ours {got_x[r]:#018x} spike {want_x[r]:#018x}" for r in range(1, 32)
+           if r != BASE and got_x[r] != want_x[r]]
+    bad += [f"fcsr: ours {got_x[0]:#x} spike {want_x[0]:#x}"] if got_x[0] != want_x[0] else []
+    bad += [f"f{r}: ours {got_f[r]:#018x} spike {want_f[r]:#018x}" for r in range(32) if got_f[r] != want_f[r]]
+    bad += [f"buf[{i}]: ours {got_mem[i]:#04x} spike {want_mem[i]:#04x}" for i in range(BUF) if got_mem[i] != want_mem[i]]
     assert not bad, "\n".join(bad[:20]) + f"\n--- body\n{body}"
 
 
