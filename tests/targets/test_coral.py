@@ -9,10 +9,11 @@
     assembles to the same bytes as GNU as gives.
 (c) Execution: random straight-line programs (scalar integer, M, Zbb, F and vector) leave the
     same architectural state on our simulators as on qemu-riscv32 (user mode; the program dumps
-    its registers and a memory buffer with a write system call).
+    its registers and a memory buffer with a write system call). The random F programs also run
+    on spike (riscv-isa-sim, bare-metal through tests/targets/spike.py), a second oracle.
 (d) Every `example` of the description passes on the Python reference and the C simulator.
 
-Tools: binutils-riscv64-unknown-elf (a, b, c), clang-19 (b), qemu-user (c). Each part skips
+Tools: binutils-riscv64-unknown-elf (a, b, c), clang-19 (b), qemu-user and spike + dtc (c). Each part skips
 with the reason when its tool is missing.
 """
 from __future__ import annotations
