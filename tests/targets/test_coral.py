@@ -9,10 +9,11 @@
     assembles to the same bytes as GNU as gives.
 (c) Execution: random straight-line programs (scalar integer, M, Zbb, F and vector) leave the
     same architectural state on our simulators as on qemu-riscv32 (user mode; the program dumps
-    its registers and a memory buffer with a write system call).
+    its registers and a memory buffer with a write system call). The random F programs also run
+    on spike (riscv-isa-sim, bare-metal through tests/targets/spike.py), a second oracle.
 (d) Every `example` of the description passes on the Python reference and the C simulator.
 
-Tools: binutils-riscv64-unknown-elf (a, b, c), clang-19 (b), qemu-user (c). Each part skips
+Tools: binutils-riscv64-unknown-elf (a, b, c), clang-19 (b), qemu-user and spike + dtc (c). Each part skips
 with the reason when its tool is missing.
 """
 from __future__ import annotations
@@ -35,6 +36,7 @@ import isadl
 from kcgen.asm import Assembler
 
 from tests.asm import common
+from tests.targets import spike
 
 ROOT = Path(__file__).resolve().parents[2]
 CORAL = ROOT / "targets" / "coral.isa"
@@ -799,17 +801,34 @@ def fp_program(draw):
     return lines
 
 
-def run_qemu_fp(lines: list, init: bytes, tmp: Path) -> dict:
+def fp_source(lines: list, init: bytes) -> str:
+    """The user program: the lines, then the dump (written to stdout) and exit; the buffer is a
+    section to be linked at BUF."""
     data = ", ".join(str(c) for c in init)
-    src = (".text\n.globl _start\n_start:\n" + "\n".join(lines + FP_TAIL) +
-           f"\n.section .buf,\"aw\",@progbits\n.byte {data}\n.zero {DUMP + 1024 - len(init)}\n")
+    return (".text\n.globl _start\n_start:\n" + "\n".join(lines + FP_TAIL) +
+            f"\n.section .buf,\"aw\",@progbits\n.byte {data}\n.zero {DUMP + 1024 - len(init)}\n")
+
+
+def parse_fp_dump(out: bytes) -> dict:
+    words = struct.unpack("<64I", out[DUMP - FLOATS:DUMP - FLOATS + 256])
+    return {"fcsr": words[0], "x": list(words[1:32]), "f": list(words[32:64]), "floats": out[:128]}
+
+
+def run_qemu_fp(lines: list, init: bytes, tmp: Path) -> dict:
+    src = fp_source(lines, init)
     elf, err = gnu_link(src, tmp, 0x10000, {".buf": BUF})
     assert elf is not None, err
     p = subprocess.run([QEMU, "-cpu", QEMU_CPU, str(elf)], capture_output=True, timeout=30)
     assert p.returncode == 0, p.stderr.decode() + "\n" + src
-    out = p.stdout
-    words = struct.unpack("<64I", out[DUMP - FLOATS:DUMP - FLOATS + 256])
-    return {"fcsr": words[0], "x": list(words[1:32]), "f": list(words[32:64]), "floats": out[:128]}
+    return parse_fp_dump(p.stdout)
+
+
+def run_spike_fp(lines: list, init: bytes, tmp: Path) -> dict:
+    src = fp_source(lines, init)
+    status, out = spike.run(src, tmp, isa="rv32imf_zicsr", as_flags=AS_FLAGS, xlen=32, sections={".buf": BUF},
+                            memory=((BUF, 0x10000),))
+    assert status == 0, f"spike exit status {status}\n" + src
+    return parse_fp_dump(out)
 
 
 def run_ours_fp(lines: list, init: bytes, machine_cls) -> dict:
@@ -832,6 +851,33 @@ def test_random_fp_programs_match_qemu(data):
     need_gnu()
     if QEMU is None:
         pytest.skip("qemu-riscv32 missing: apt-get install qemu-user")
+    body, lines, init = fp_case(data)
+    with tempfile.TemporaryDirectory() as d:
+        want = run_qemu_fp(lines, init, Path(d))
+    for cls in machines():
+        got = run_ours_fp(lines, init, cls)
+        for key in ("fcsr", "x", "f", "floats"):
+            assert got[key] == want[key], (cls.__name__, key, got[key], want[key], "\n".join(body))
+
+
+@settings(max_examples=30, deadline=None, derandomize=True, suppress_health_check=QUIET)
+@given(data=st.data())
+def test_random_fp_programs_match_spike(data):
+    """The same random F programs, second oracle: spike (riscv-isa-sim) runs them bare-metal; x, f,
+    fcsr and the float area must equal our C simulator's."""
+    if spike.MISSING:
+        pytest.skip(spike.MISSING)
+    body, lines, init = fp_case(data)
+    with tempfile.TemporaryDirectory() as d:
+        want = run_spike_fp(lines, init, Path(d))
+    from kcgen.sim.simulator import Simulator
+    got = run_ours_fp(lines, init, Simulator)
+    for key in ("fcsr", "x", "f", "floats"):
+        assert got[key] == want[key], (key, got[key], want[key], "\n".join(body))
+
+
+def fp_case(data):
+    """A random F program with its starting registers and float inputs: (body, all lines, buffer)."""
     body = data.draw(fp_program(), label="body")
     xs = data.draw(st.lists(st.one_of(st.integers(0, 2 ** 32 - 1), st.sampled_from([0, 1, 0x7fffffff, 0x80000000, 0xffffffff,
                                                                                       16777217, 0xfeffffff])),
@@ -842,12 +888,7 @@ def test_random_fp_programs_match_qemu(data):
     init = bytes(FLOATS) + struct.pack("<32I", *fbits)
     lines = [f"li tp, {BUF:#x}", f"li gp, {BUF + DUMP:#x}"] + [f"flw f{k}, {FLOATS + 4 * k}(tp)" for k in range(32)] + \
         [f"li x{r}, {v}" for r, v in zip(STATE, xs)] + body
-    with tempfile.TemporaryDirectory() as d:
-        want = run_qemu_fp(lines, init, Path(d))
-    for cls in machines():
-        got = run_ours_fp(lines, init, cls)
-        for key in ("fcsr", "x", "f", "floats"):
-            assert got[key] == want[key], (cls.__name__, key, got[key], want[key], "\n".join(body))
+    return body, lines, init
 
 
 # ---- (d) the examples of the description ------------------------------------------------------------------
