@@ -173,7 +173,9 @@ def _compare_chunk(tmp: Path, ours: list, gnu: list) -> None:
 
 
 @pytest.mark.parametrize("chunk", range(len(CHUNKS)))
-@settings(max_examples=6, deadline=None, suppress_health_check=QUIET)
+# derandomized: test_gnu_refuses_few_forms needs every form accepted by GNU at least once, and a form
+# whose GNU range is narrow (vmslt.vi: -15..16 of an i6, masked vd != v0) misses that in ~2 % of random runs
+@settings(max_examples=6, deadline=None, derandomize=True, suppress_health_check=QUIET)
 @given(data=st.data())
 def test_every_form_matches_gnu_as(chunk, data):
     need_gnu()
