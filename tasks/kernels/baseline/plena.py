@@ -121,11 +121,12 @@ class Prog:
             self(f"S_ADDI_INT {o}, {o}, {V}")
 
     def tensor_elems(self, tensor: str) -> int:
-        shape = self.layout.placements[tensor].shape
-        n = 1
-        for s in shape:
-            n *= s
-        return n
+        """Element bytes of an HBM input's image (its SCALE_OFFSET): the layout pads level-1 rows."""
+        return self.layout.hbm_elems(tensor)
+
+    def ld(self, tensor: str) -> int:
+        """Elements from one HBM row of an input to the next (the layout's row stride)."""
+        return self.layout.row_stride(tensor)
 
 
 # ---- element-wise ---------------------------------------------------------------------------------------
@@ -288,7 +289,8 @@ def matmul(p: Prog, task: str) -> None:
         p.prefetch_image("bias", bias, 1, N)
     w = p.areg(wt)
     op = "M_TMM" if task == "linear" else "M_MM"
-    p.scale_stride(p.tensor_elems(wt), K if task == "linear" else N)
+    ld = p.ld(wt)                   # w: K; b: N, padded to a whole number of 64-byte HBM chunks
+    p.scale_stride(p.tensor_elems(wt), ld)
     p.li("gp1", 0)                  # HBM offset of this batch's weight
     p.li("gp2", 0)                  # vector SRAM row of this batch's first activation row (chunk 0)
     with p.loop("gp3", B):
@@ -297,7 +299,7 @@ def matmul(p: Prog, task: str) -> None:
             # prefetch this N tile's K tiles into matrix SRAM tiles 0.. (at most 4 at a time)
             p("S_ADDI_INT gp6, gp0, 0")
             if task == "linear":   # tile (nt, kt) of w[N, K]: rows nt*64.., columns kt*64..
-                p.li("gp7", V * K)
+                p.li("gp7", V * ld)
                 p("S_MUL_INT gp7, gp7, gp4", "S_ADD_INT gp7, gp7, gp1")
             else:                  # tile (kt, nt) of b[K, N]: rows kt*64.., columns nt*64..
                 p(f"S_ADDI_INT gp7, gp0, {V}", "S_MUL_INT gp7, gp7, gp4", "S_ADD_INT gp7, gp7, gp1")
@@ -305,7 +307,7 @@ def matmul(p: Prog, task: str) -> None:
             with p.loop("gp8", kt_n):
                 p(f"H_PREFETCH_M gp6, gp7, {w}, 1, 0")
                 p.add("gp6", "gp6", T)
-                p.add("gp7", "gp7", V if task == "linear" else V * N)
+                p.add("gp7", "gp7", V if task == "linear" else V * ld)
             # output rows of this N tile: chunk nt of c, rows gp2..
             p.li("gp9", rows * V)
             p("S_MUL_INT gp9, gp9, gp4", f"S_ADDI_INT gp9, gp9, {c}", "S_ADD_INT gp9, gp9, gp2")
@@ -322,7 +324,7 @@ def matmul(p: Prog, task: str) -> None:
                     p(f"S_ADDI_INT gp12, gp12, {BL}")
                 p(f"S_ADDI_INT gp10, gp10, {BL * V}", f"S_ADDI_INT gp9, gp9, {BL * V}")
             p("S_ADDI_INT gp4, gp4, 1")
-        p.add("gp1", "gp1", K * N)
+        p.add("gp1", "gp1", K * ld)
         p(f"S_ADDI_INT gp2, gp2, {M * V}")
     if task == "linear":   # y[m, chunk] += bias[chunk]
         p.li("gp1", c)
@@ -353,7 +355,7 @@ class W:
     def __init__(self, p: Prog, tensor: str | None, off: int = 0, ld: int | None = None, trans: bool = False,
                  a: str | None = None, n: int | None = None):
         self.tensor, self.off, self.trans = tensor, off, trans
-        self.ld = ld if ld is not None else p.layout.placements[tensor].shape[-1]
+        self.ld = ld if ld is not None else p.ld(tensor)
         self.n = n if n is not None else p.tensor_elems(tensor)
         self.a = a or p.areg(tensor)
 
@@ -404,7 +406,7 @@ def load_image(p: Prog, tensor: str, img: Img, r0: int, nrows: int, row0: int, w
                col0: int = 0, off: int = 0) -> None:
     """Rows row0.. (nrows of them), columns col0..col0+width of a row-major HBM matrix (row stride ld, from
     element offset off) into rows r0.. of image img."""
-    ld = ld if ld is not None else p.layout.placements[tensor].shape[-1]
+    ld = ld if ld is not None else p.ld(tensor)
     for c in range(width // 64):
         load_rows(p, tensor, img.at(r0, c), nrows, off + row0 * ld + col0 + 64 * c, ld)
 
