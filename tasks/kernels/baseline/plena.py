@@ -573,11 +573,12 @@ def rope_tables(p: Prog, cs: list, r0: int, nrows: int, C2: int, S2: int, tmp: i
 FP_SPREAD = 400          # FP SRAM entries 400..479: the pattern the spreading tile's rows are cut from
 
 
-def spreading_tile(p: Prog, tile: int, stage: int, hbm_off: int, areg: str = "a5") -> None:
+def spreading_tile(p: Prog, tile: int, stage: int, hbm_off: int, areg: str = "a5", half: bool = False) -> None:
     """Matrix SRAM tile `tile` := rows k < 16 with 1.0 at lanes k, 16 + k, 32 + k, 48 + k, zero elsewhere.
     Built from FP SRAM (zeros with 1.0 every 16 entries, so S_MAP_V_FP from FP_SPREAD + 16 - k cuts row k),
     staged in 16 vector SRAM rows at `stage`, stored to HBM scratch at areg + hbm_off (zero beyond, as the
-    scratch starts) and prefetched from there."""
+    scratch starts) and prefetched from there. half: rows 16 + k too, with 1.0 at the lanes j where
+    (j + 8) % 16 = k: the slice at tile + 1024 spreads a segment with its halves swapped (HALF_SWAP)."""
     p(f"; the spreading tile -> M[{tile}]")
     for i in range(80):
         p(f"S_ST_FP f0, gp0, {FP_SPREAD + i}")
@@ -587,8 +588,11 @@ def spreading_tile(p: Prog, tile: int, stage: int, hbm_off: int, areg: str = "a5
     for k in range(16):
         p.li("gp1", stage + 64 * k)
         p(f"S_MAP_V_FP gp1, gp0, {FP_SPREAD + (16 - k) % 16}")
+    for k in range(16 if half else 0):
+        p.li("gp1", stage + 64 * (16 + k))
+        p(f"S_MAP_V_FP gp1, gp0, {FP_SPREAD + (24 - k) % 16}")
     p.scale_stride(64 * 64)
-    for g in range(4):
+    for g in range(8 if half else 4):
         p.li("gp1", stage + 256 * g)
         p.li("gp2", hbm_off + 256 * g)
         p(f"H_STORE_V gp1, gp2, {areg}, 0, 0")
@@ -603,13 +607,20 @@ def fetch_spreading_tile(p: Prog, tile: int, hbm_off: int, areg: str = "a5") -> 
     p(f"H_PREFETCH_M gp1, gp2, {areg}, 0, 0")
 
 
-def spread(p: Prog, tile: int, src: int, dst: int, nrows: int) -> None:
-    """For rows src[i], i < nrows: dst[4 i + h] = segment h of src[i] in all four segments (M_BMV)."""
+HALF_SWAP = 1024   # the spreading tile's second slice (spreading_tile(half=True)): segment halves swapped
+
+
+def spread(p: Prog, tile: int, src: int, dst: int, nrows: int, slice_: int = 0) -> None:
+    """For rows src[i], i < nrows: dst[4 i + h] = segment h of src[i] in all four segments (M_BMV); with
+    slice_ = HALF_SWAP, its lanes 8..15 first, then 0..7."""
     p.li("gp1", src)
     p.li("gp2", dst)
     p.li("gp3", tile)
+    if slice_:
+        p.li("gp5", slice_)
     with p.loop("gp4", nrows):
-        p("M_BMV gp0, gp3, gp1", "M_BMV_WO gp2, 0", "S_ADDI_INT gp1, gp1, 64", "S_ADDI_INT gp2, gp2, 256")
+        p(f"M_BMV {'gp5' if slice_ else 'gp0'}, gp3, gp1", "M_BMV_WO gp2, 0", "S_ADDI_INT gp1, gp1, 64",
+          "S_ADDI_INT gp2, gp2, 256")
 
 
 def gather(p: Prog, dst: int, src: int, step: int, nrows: int, picks: list[tuple[int, int]]) -> None:
@@ -840,9 +851,9 @@ def decoder(p: Prog, task: str) -> None:
     bias_scale = None if llama else copy_with_zero_tail(p, "bias", BIAS, Hb.addr)
     SPREAD = 20 * NKV                      # the spreading tile's HBM scratch, after the bias copy's place
     Q = None
-    if llama or S in (16, 32):             # lanes to move (rope, bias rows narrower than 64): the spreading tile
+    if llama or S in (8, 16, 32):          # lanes to move (rope, bias rows narrower than 64): the spreading tile
         Q = mem.take(4 * RB * 64)
-        spreading_tile(p, 0, Q, SPREAD)
+        spreading_tile(p, 0, Q, SPREAD, half=S == 8)
     if llama:
         C2, S2, T = mem.take(RB * 64), mem.take(RB * 64), mem.take(RB * 64)
         tables = [("cs", 0), ("cs", S * 32)]
@@ -900,6 +911,16 @@ def decoder(p: Prog, task: str) -> None:
             def t5_bias(kb, sbuf, btmp, h=h, r0=r0):
                 row0 = BIAS + h * S * S + r0 * S + kb * 64
                 rows = btmp
+                if S == 8:          # the head's 8 rows of 8 in one aligned row: row 2 j + t is half t of segment j
+                    load_rows(p, None, btmp, 4, row0, 64, a="a5", scale=bias_scale)
+                    fetch_spreading_tile(p, 3 * p.TILE, SPREAD)
+                    spread(p, 3 * p.TILE, btmp, Q, 1)                          # Q[j]: row 2 j in lanes 0..7
+                    spread(p, 3 * p.TILE, btmp, Q + 256, 1, slice_=HALF_SWAP)  # Q[4 + j]: row 2 j + 1 there
+                    for i in range(S):
+                        p.li("gp1", sbuf + 64 * i)
+                        p.li("gp2", Q + 64 * (i // 2 + 4 * (i % 2)))
+                        p("V_ADD_VV gp1, gp1, gp2")
+                    return
                 if S in (16, 32):   # bias rows S < 64 apart: aligned rows of 64 hold 64 / S of them, spread
                     packed = RB * S // 64
                     load_rows(p, None, btmp, -(-packed // 4) * 4, row0, 64, a="a5", scale=bias_scale)
