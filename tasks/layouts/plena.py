@@ -5,7 +5,10 @@ testbench (research/plena.md §2, §3.2, §10):
 
 - every input tensor lives in HBM as MXFP8: its element bytes (E4M3, row-major) first, then one
   E8M0 scale byte per block of 8 consecutive elements, SCALE_OFFSET = element count bytes after
-  the first element; the k-th input's base address is in a[k]. The encoder follows the ISA's
+  the first element; the k-th input's base address is in a[k]. Level 1: every row starts on the
+  emulator's 64-byte HBM grid (a row narrower than 64 elements is padded with zeros to its row
+  stride, a multiple of 64, and the padding is counted in SCALE_OFFSET), since the emulator moves
+  HBM only in whole 64-byte chunks and a level-1 kernel has no HBM scratch to rearrange rows in; The encoder follows the ISA's
   `mx mxfp8` declaration: the Feb-2026 emulator's quantiser (scale 2^floor(log2 amax), elements
   rounded half away from zero in float32), or OCP MX if the ISA declares OCP formats; `write`
   returns what H_PREFETCH_V / H_PREFETCH_M land in on-chip SRAM (bf16 of the MX value), so the
@@ -42,6 +45,7 @@ from kcgen.integrity import Span
 BF16 = np.dtype(ml_dtypes.bfloat16)
 TILE_SLACK = 4608  # zero bytes left after every tensor's scales (one MXFP8 MLEN x MLEN tile)
 HBM_ALIGN = 4096
+HBM_ROW_BYTES = 64  # the emulator's HBM chunk: level-1 rows are padded to a multiple of it
 
 # The operand a matmul task's output follows in vector SRAM (PLENA's Linear testbench reads the
 # output from the rows after the activations).
@@ -158,10 +162,35 @@ def vsram_index(shape, vlen: int) -> np.ndarray:
     return (((c // vlen) * rows + r) * vlen + c % vlen).ravel()
 
 
+def hbm_row_stride(shape, level: int) -> int:
+    """Elements from one HBM row of an input to the next: the row width, rounded up to the emulator's
+    64-byte chunk at level 1 (a 1-D tensor is one row, never padded)."""
+    h = int(shape[-1])
+    return h + (-h % HBM_ROW_BYTES) if level == 1 and len(shape) > 1 else h
+
+
 class PlenaLayout(Layout):
     """Inputs as MXFP8 images in HBM, outputs in chunked bf16 vector SRAM (see the module doc)."""
 
     vlen: int = 64
+    strides: dict | None = None  # HBM input -> row stride in elements (the row width unless padded)
+
+    def row_stride(self, tensor: str) -> int:
+        return (self.strides or {}).get(tensor, int(self.placements[tensor].shape[-1]))
+
+    def hbm_elems(self, tensor: str) -> int:
+        """Element bytes of an HBM input's image, padding included: its SCALE_OFFSET."""
+        p = self.placements[tensor]
+        rows, h = rows_and_width(p.shape)
+        return rows * self.row_stride(tensor) if len(p.shape) > 1 else h
+
+    def padded(self, tensor: str, values: np.ndarray) -> np.ndarray:
+        """values as the HBM image's rows: zero columns up to the row stride."""
+        p = self.placements[tensor]
+        rows, h = rows_and_width(p.shape)
+        image = np.zeros((rows, self.row_stride(tensor)) if len(p.shape) > 1 else (h,))
+        image[..., :h] = np.asarray(values, np.float64).reshape(image.shape[:-1] + (h,))
+        return image
 
     def preload(self, sim):
         # The ABI's start state: state items with an initial value (BMM_SCALE = 1.0) hold it. The
@@ -176,11 +205,13 @@ class PlenaLayout(Layout):
         if p.memory != "hbm":
             raise LayoutError(f"{tensor}: PLENA inputs live in HBM")
         spec = getattr(sim, "spec", None)
-        elems, scales = mx_encode(np.asarray(values).astype(np.float64), spec)
+        image = self.padded(tensor, values)
+        elems, scales = mx_encode(image, spec)
         hbm = sim.arrays["hbm"]
         hbm[p.index:p.index + elems.size] = elems
         hbm[p.index + elems.size:p.index + elems.size + scales.size] = scales
-        return mx_decode(elems, scales, spec).reshape(p.shape).astype(DTYPES[p.dtype])
+        seen = mx_decode(elems, scales, spec).reshape(image.shape)[..., :int(p.shape[-1])]
+        return seen.reshape(p.shape).astype(DTYPES[p.dtype])
 
     def read(self, sim, tensor):
         p = self.placements[tensor]
@@ -190,7 +221,7 @@ class PlenaLayout(Layout):
     def extent(self, spec, tensor):
         """HBM inputs: element bytes then scale bytes; vector SRAM outputs: their chunked image."""
         p = self.placements[tensor]
-        n = int(np.prod(p.shape))
+        n = self.hbm_elems(tensor) if p.memory == "hbm" else 0
         size = n + n // 8 if p.memory == "hbm" else vsram_size(p.shape, self.vlen)
         return Span(p.memory, p.index, p.index + size, f"tensor {tensor}")
 
@@ -217,27 +248,35 @@ def layout(spec, task, target, config) -> Layout:
     composite = (task.level or 1) >= 2
     base = HBM_GUARD if composite else 0
     hbm_lines = []
+    strides = {}
     for t in task.inputs:
         shape = task.shape(t, cfg)
         n = int(np.prod(shape))
+        cols = int(shape[-1])
+        ld = strides[t.name] = hbm_row_stride(shape, task.level or 1)
+        rows = n // cols
+        image = rows * ld if len(shape) > 1 else n   # element bytes, padding included
         if n % P["MX_BLOCK"]:
             raise LayoutError(f"{task.name} {config}: {t.name} has {n} elements, not a multiple of the MX block")
         if len(args) >= len(abi_args):
             raise LayoutError(f"{task.name}: more inputs than HBM address registers")
         reg = abi_args[len(args)]
+        padding = f" ({ld - cols} zero elements padding each row)" if ld != cols else ""
         placements[t.name] = Placement(t.name, "hbm", base, shape, task.dtype(target, t.name), base,
-                                       form=f"MXFP8 ({n} E4M3 element bytes, then {n // 8} E8M0 scale bytes)")
+                                       form=f"MXFP8 ({image} E4M3 element bytes{padding}, then {image // 8} E8M0 "
+                                            "scale bytes)")
         args.append((reg, base, f"address of {t.name} in HBM"))
-        cols = shape[-1]
         if len(shape) > 1:
-            hbm_lines.append(f"- {t.name}{list(shape)}: {reg} = {base:#x}, SCALE_OFFSET = {n}; row-major: element "
-                             f"(row r, column c) at byte offset r * {cols} + c, r counting the "
-                             f"{n // cols} rows over the leading dimensions (STRIDE = {cols} to prefetch rows of a "
-                             f"column block); its scale at offset {n} + (r * {cols} + c) // 8")
+            pad_text = (f" (row stride {ld}: each row of {cols} elements is followed by {ld - cols} zero bytes, "
+                        "so that every row starts on the emulator's 64-byte HBM grid)" if ld != cols else "")
+            hbm_lines.append(f"- {t.name}{list(shape)}: {reg} = {base:#x}, SCALE_OFFSET = {image}; row-major: element "
+                             f"(row r, column c) at byte offset r * {ld} + c{pad_text}, r counting the "
+                             f"{rows} rows over the leading dimensions (STRIDE = {ld} to prefetch rows of a "
+                             f"column block); its scale at offset {image} + (r * {ld} + c) // 8")
         else:
             hbm_lines.append(f"- {t.name}[{n}]: {reg} = {base:#x}, SCALE_OFFSET = {n}; element i at byte offset i, "
                              f"its scale at offset {n} + i // 8")
-        base += n + n // 8 + TILE_SLACK
+        base += image + image // 8 + TILE_SLACK
         base += -base % HBM_ALIGN
     if base > P["HBM_BYTES"]:
         raise LayoutError(f"{task.name} {config}: the inputs need {base} bytes of HBM")
@@ -333,4 +372,5 @@ def layout(spec, task, target, config) -> Layout:
         scratch.append(Span("hbm", base, P["HBM_BYTES"], "HBM after the inputs"))
     lay = PlenaLayout(placements, args, notes, preloads, scratch)
     lay.vlen = vlen
+    lay.strides = strides
     return lay

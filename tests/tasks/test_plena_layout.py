@@ -153,6 +153,39 @@ def test_write_returns_what_the_prefetches_land_on_chip(spec, name, config):
             np.testing.assert_array_equal(sim.view("vsram")[at:at + flat.size].astype(np.float64), flat)
 
 
+@pytest.mark.parametrize("name,config,tensor", [("gemm", "C1", "b"), ("batch_matmul", "C2", "b")])
+def test_narrow_rows_start_on_the_emulators_64_byte_grid(name, config, tensor):
+    """Level-1 rows narrower than 64 elements are padded with zeros to a 64-element row stride: H_PREFETCH_V
+    under the emulator's rule (-D HBM_ROW_ALIGN=64), STRIDE = 64, brings each row to lanes 0..N-1 of its
+    own vector SRAM row, zeros after it, and the scales sit after the padded image."""
+    aligned = isadl.load(REPO / "targets" / "plena.isa", defines={"HBM_ROW_ALIGN": 64})
+    task = taskspec.find(name)
+    lay = layout_for(aligned, task, "plena", config)
+    p = lay.placements[tensor]
+    rows, width = int(np.prod(p.shape[:-1])), p.shape[-1]
+    assert width < 64 and p.index % 64 == 0
+    reg = next(r for r, _, what in lay.args if what == f"address of {tensor} in HBM")
+    lines = [f"S_LUI_INT gp1, {rows * 64 >> 12}", f"S_ADDI_INT gp1, gp1, {rows * 64 & 4095}", "C_SET_SCALE_REG gp1",
+             "S_ADDI_INT gp1, gp0, 64", "C_SET_STRIDE_REG gp1"]
+    for g in range(rows // 4):
+        lines += [f"S_ADDI_INT gp2, gp0, {256 * g}", f"S_LUI_INT gp3, {256 * g >> 12}",
+                  f"S_ADDI_INT gp3, gp3, {256 * g & 4095}", f"H_PREFETCH_V gp2, gp3, {reg}, 1, 0"]
+    sim = _simulator(aligned)
+    sim.load(_assembler(aligned).assemble("\n".join(lines), "narrow.s"))
+    for arr in sim.arrays.values():
+        arr[...] = 0
+    lay.preload(sim)
+    values = lay.write(sim, tensor, draw(np.random.default_rng(5), "large", p.shape, DTYPES[p.dtype]))
+    for r, value, _ in lay.args:
+        _set_register(aligned, sim, r, value)
+    result = sim.run(100000)
+    assert result.status == "halted", result.trap
+    got = sim.view("vsram")[:rows * 64].astype(np.float64).reshape(rows, 64)
+    np.testing.assert_array_equal(got[:, :width], values.astype(np.float64).reshape(rows, width))
+    assert (got[:, width:] == 0).all()
+    assert lay.extent(aligned, tensor).hi == p.index + rows * 64 * 9 // 8   # elements, then their scales
+
+
 def test_outputs_are_chunked_poisoned_and_read_back(spec):
     task = taskspec.find("batch_matmul")
     lay = layout_for(spec, task, "plena", "C3")   # c[4, 32, 32] after a's [1, 128, 64] image
@@ -196,7 +229,12 @@ def test_every_config_has_a_layout_and_a_complete_prompt(spec, name):
         text = lay.prompt()
         cfg = task.config("plena", config)
         for t in task.inputs:
-            n = int(np.prod(task.shape(t, cfg)))
+            shape = task.shape(t, cfg)
+            n = int(np.prod(shape))
+            if len(shape) > 1 and shape[-1] % 64:   # level 1: rows padded to whole 64-byte HBM chunks
+                stride = -(-shape[-1] // 64) * 64
+                n = n // shape[-1] * stride
+                assert f"STRIDE = {stride} " in text and f"r * {stride} + c" in text
             assert f"SCALE_OFFSET = {n}" in text
         for t in task.outputs:
             assert f"address {lay.placements[t.name].index}" in text or \

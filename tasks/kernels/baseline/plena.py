@@ -121,11 +121,12 @@ class Prog:
             self(f"S_ADDI_INT {o}, {o}, {V}")
 
     def tensor_elems(self, tensor: str) -> int:
-        shape = self.layout.placements[tensor].shape
-        n = 1
-        for s in shape:
-            n *= s
-        return n
+        """Element bytes of an HBM input's image (its SCALE_OFFSET): the layout pads level-1 rows."""
+        return self.layout.hbm_elems(tensor)
+
+    def ld(self, tensor: str) -> int:
+        """Elements from one HBM row of an input to the next (the layout's row stride)."""
+        return self.layout.row_stride(tensor)
 
 
 # ---- element-wise ---------------------------------------------------------------------------------------
@@ -288,7 +289,8 @@ def matmul(p: Prog, task: str) -> None:
         p.prefetch_image("bias", bias, 1, N)
     w = p.areg(wt)
     op = "M_TMM" if task == "linear" else "M_MM"
-    p.scale_stride(p.tensor_elems(wt), K if task == "linear" else N)
+    ld = p.ld(wt)                   # w: K; b: N, padded to a whole number of 64-byte HBM chunks
+    p.scale_stride(p.tensor_elems(wt), ld)
     p.li("gp1", 0)                  # HBM offset of this batch's weight
     p.li("gp2", 0)                  # vector SRAM row of this batch's first activation row (chunk 0)
     with p.loop("gp3", B):
@@ -297,7 +299,7 @@ def matmul(p: Prog, task: str) -> None:
             # prefetch this N tile's K tiles into matrix SRAM tiles 0.. (at most 4 at a time)
             p("S_ADDI_INT gp6, gp0, 0")
             if task == "linear":   # tile (nt, kt) of w[N, K]: rows nt*64.., columns kt*64..
-                p.li("gp7", V * K)
+                p.li("gp7", V * ld)
                 p("S_MUL_INT gp7, gp7, gp4", "S_ADD_INT gp7, gp7, gp1")
             else:                  # tile (kt, nt) of b[K, N]: rows kt*64.., columns nt*64..
                 p(f"S_ADDI_INT gp7, gp0, {V}", "S_MUL_INT gp7, gp7, gp4", "S_ADD_INT gp7, gp7, gp1")
@@ -305,7 +307,7 @@ def matmul(p: Prog, task: str) -> None:
             with p.loop("gp8", kt_n):
                 p(f"H_PREFETCH_M gp6, gp7, {w}, 1, 0")
                 p.add("gp6", "gp6", T)
-                p.add("gp7", "gp7", V if task == "linear" else V * N)
+                p.add("gp7", "gp7", V if task == "linear" else V * ld)
             # output rows of this N tile: chunk nt of c, rows gp2..
             p.li("gp9", rows * V)
             p("S_MUL_INT gp9, gp9, gp4", f"S_ADDI_INT gp9, gp9, {c}", "S_ADD_INT gp9, gp9, gp2")
@@ -322,7 +324,7 @@ def matmul(p: Prog, task: str) -> None:
                     p(f"S_ADDI_INT gp12, gp12, {BL}")
                 p(f"S_ADDI_INT gp10, gp10, {BL * V}", f"S_ADDI_INT gp9, gp9, {BL * V}")
             p("S_ADDI_INT gp4, gp4, 1")
-        p.add("gp1", "gp1", K * N)
+        p.add("gp1", "gp1", K * ld)
         p(f"S_ADDI_INT gp2, gp2, {M * V}")
     if task == "linear":   # y[m, chunk] += bias[chunk]
         p.li("gp1", c)
@@ -353,7 +355,7 @@ class W:
     def __init__(self, p: Prog, tensor: str | None, off: int = 0, ld: int | None = None, trans: bool = False,
                  a: str | None = None, n: int | None = None):
         self.tensor, self.off, self.trans = tensor, off, trans
-        self.ld = ld if ld is not None else p.layout.placements[tensor].shape[-1]
+        self.ld = ld if ld is not None else p.ld(tensor)
         self.n = n if n is not None else p.tensor_elems(tensor)
         self.a = a or p.areg(tensor)
 
@@ -404,7 +406,7 @@ def load_image(p: Prog, tensor: str, img: Img, r0: int, nrows: int, row0: int, w
                col0: int = 0, off: int = 0) -> None:
     """Rows row0.. (nrows of them), columns col0..col0+width of a row-major HBM matrix (row stride ld, from
     element offset off) into rows r0.. of image img."""
-    ld = ld if ld is not None else p.layout.placements[tensor].shape[-1]
+    ld = ld if ld is not None else p.ld(tensor)
     for c in range(width // 64):
         load_rows(p, tensor, img.at(r0, c), nrows, off + row0 * ld + col0 + 64 * c, ld)
 
@@ -571,11 +573,12 @@ def rope_tables(p: Prog, cs: list, r0: int, nrows: int, C2: int, S2: int, tmp: i
 FP_SPREAD = 400          # FP SRAM entries 400..479: the pattern the spreading tile's rows are cut from
 
 
-def spreading_tile(p: Prog, tile: int, stage: int, hbm_off: int, areg: str = "a5") -> None:
+def spreading_tile(p: Prog, tile: int, stage: int, hbm_off: int, areg: str = "a5", half: bool = False) -> None:
     """Matrix SRAM tile `tile` := rows k < 16 with 1.0 at lanes k, 16 + k, 32 + k, 48 + k, zero elsewhere.
     Built from FP SRAM (zeros with 1.0 every 16 entries, so S_MAP_V_FP from FP_SPREAD + 16 - k cuts row k),
     staged in 16 vector SRAM rows at `stage`, stored to HBM scratch at areg + hbm_off (zero beyond, as the
-    scratch starts) and prefetched from there."""
+    scratch starts) and prefetched from there. half: rows 16 + k too, with 1.0 at the lanes j where
+    (j + 8) % 16 = k: the slice at tile + 1024 spreads a segment with its halves swapped (HALF_SWAP)."""
     p(f"; the spreading tile -> M[{tile}]")
     for i in range(80):
         p(f"S_ST_FP f0, gp0, {FP_SPREAD + i}")
@@ -585,8 +588,11 @@ def spreading_tile(p: Prog, tile: int, stage: int, hbm_off: int, areg: str = "a5
     for k in range(16):
         p.li("gp1", stage + 64 * k)
         p(f"S_MAP_V_FP gp1, gp0, {FP_SPREAD + (16 - k) % 16}")
+    for k in range(16 if half else 0):
+        p.li("gp1", stage + 64 * (16 + k))
+        p(f"S_MAP_V_FP gp1, gp0, {FP_SPREAD + (24 - k) % 16}")
     p.scale_stride(64 * 64)
-    for g in range(4):
+    for g in range(8 if half else 4):
         p.li("gp1", stage + 256 * g)
         p.li("gp2", hbm_off + 256 * g)
         p(f"H_STORE_V gp1, gp2, {areg}, 0, 0")
@@ -601,13 +607,20 @@ def fetch_spreading_tile(p: Prog, tile: int, hbm_off: int, areg: str = "a5") -> 
     p(f"H_PREFETCH_M gp1, gp2, {areg}, 0, 0")
 
 
-def spread(p: Prog, tile: int, src: int, dst: int, nrows: int) -> None:
-    """For rows src[i], i < nrows: dst[4 i + h] = segment h of src[i] in all four segments (M_BMV)."""
+HALF_SWAP = 1024   # the spreading tile's second slice (spreading_tile(half=True)): segment halves swapped
+
+
+def spread(p: Prog, tile: int, src: int, dst: int, nrows: int, slice_: int = 0) -> None:
+    """For rows src[i], i < nrows: dst[4 i + h] = segment h of src[i] in all four segments (M_BMV); with
+    slice_ = HALF_SWAP, its lanes 8..15 first, then 0..7."""
     p.li("gp1", src)
     p.li("gp2", dst)
     p.li("gp3", tile)
+    if slice_:
+        p.li("gp5", slice_)
     with p.loop("gp4", nrows):
-        p("M_BMV gp0, gp3, gp1", "M_BMV_WO gp2, 0", "S_ADDI_INT gp1, gp1, 64", "S_ADDI_INT gp2, gp2, 256")
+        p(f"M_BMV {'gp5' if slice_ else 'gp0'}, gp3, gp1", "M_BMV_WO gp2, 0", "S_ADDI_INT gp1, gp1, 64",
+          "S_ADDI_INT gp2, gp2, 256")
 
 
 def gather(p: Prog, dst: int, src: int, step: int, nrows: int, picks: list[tuple[int, int]]) -> None:
@@ -838,9 +851,9 @@ def decoder(p: Prog, task: str) -> None:
     bias_scale = None if llama else copy_with_zero_tail(p, "bias", BIAS, Hb.addr)
     SPREAD = 20 * NKV                      # the spreading tile's HBM scratch, after the bias copy's place
     Q = None
-    if llama or S in (16, 32):             # lanes to move (rope, bias rows narrower than 64): the spreading tile
+    if llama or S in (8, 16, 32):          # lanes to move (rope, bias rows narrower than 64): the spreading tile
         Q = mem.take(4 * RB * 64)
-        spreading_tile(p, 0, Q, SPREAD)
+        spreading_tile(p, 0, Q, SPREAD, half=S == 8)
     if llama:
         C2, S2, T = mem.take(RB * 64), mem.take(RB * 64), mem.take(RB * 64)
         tables = [("cs", 0), ("cs", S * 32)]
@@ -898,6 +911,16 @@ def decoder(p: Prog, task: str) -> None:
             def t5_bias(kb, sbuf, btmp, h=h, r0=r0):
                 row0 = BIAS + h * S * S + r0 * S + kb * 64
                 rows = btmp
+                if S == 8:          # the head's 8 rows of 8 in one aligned row: row 2 j + t is half t of segment j
+                    load_rows(p, None, btmp, 4, row0, 64, a="a5", scale=bias_scale)
+                    fetch_spreading_tile(p, 3 * p.TILE, SPREAD)
+                    spread(p, 3 * p.TILE, btmp, Q, 1)                          # Q[j]: row 2 j in lanes 0..7
+                    spread(p, 3 * p.TILE, btmp, Q + 256, 1, slice_=HALF_SWAP)  # Q[4 + j]: row 2 j + 1 there
+                    for i in range(S):
+                        p.li("gp1", sbuf + 64 * i)
+                        p.li("gp2", Q + 64 * (i // 2 + 4 * (i % 2)))
+                        p("V_ADD_VV gp1, gp1, gp2")
+                    return
                 if S in (16, 32):   # bias rows S < 64 apart: aligned rows of 64 hold 64 / S of them, spread
                     packed = RB * S // 64
                     load_rows(p, None, btmp, -(-packed // 4) * 4, row0, 64, a="a5", scale=bias_scale)

@@ -94,7 +94,7 @@ def matmul(p: Prog, task: str) -> None:
 
     a_act, a_wt = p.areg(act), p.areg(wt)
     n_act, n_wt = p.tensor_elems(act), p.tensor_elems(wt)
-    wstride = K if linear else N
+    wstride = p.ld(wt)   # w: K; b: N, padded to a whole number of 64-byte HBM chunks
     p(f"; {'M_BTMM' if linear else 'M_BMM'} (head 0, activation shifted per 16-wide k-slice)")
     if linear:  # the bias rows first (prefetch_image uses gp10..gp15)
         p.prefetch_image("bias", bias, 1, N)
@@ -112,7 +112,7 @@ def matmul(p: Prog, task: str) -> None:
 
     def prefetch_tile(i):
         b, nt, kt = tiles[i]
-        off = (b * K * N + kt * ML * N + nt * V) if not linear else (nt * V * K + kt * ML)
+        off = (b * K * wstride + kt * ML * wstride + nt * V) if not linear else (nt * V * wstride + kt * ML)
         use("wt")
         p.li("gp13", slots[i % nslots])
         p.li("gp14", off)
