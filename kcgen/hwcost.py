@@ -869,6 +869,12 @@ def base_model(base: Spec) -> BaseModel:
     # element-wise instruction works on per cycle: its elements over the cycles it keeps its unit
     samples = [s for s in (_lane_sample(base, name, ins.insn) for name, ins in base.instructions.items()
                            if ins.insn.unit != "dma") if s is not None]
+    # loads and stores vote only where every element-wise instruction touches a memory (PLENA's vector
+    # SRAM): elsewhere their element-wise operations are address arithmetic, and coral's 144 segment and
+    # indexed forms (one element a cycle) would outvote its ALU
+    memories = {m.name for m in base.isa.memories}
+    compute = [(a, n) for a, n in samples if not any(k[0] in memories for k in (*a.reads, *a.writes))]
+    samples = compute or samples
     widths = Counter(per_cycle for _, per_cycle in samples)
     lanes = widths.most_common(1)[0][0] if widths else 1
     by_kind: dict[tuple, tuple[Operator, int]] = {}

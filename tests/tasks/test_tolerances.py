@@ -172,19 +172,22 @@ def test_constant_softmax_fails_every_evaluation():
     cfg = task.config("plena", "C5")
     cheat = np.full((cfg["M"], cfg["N"]), float(ml_dtypes.bfloat16(1.0 / cfg["N"])))
     old = task.tolerance["bf16"]
-    passed_old_normal = 0
+    passed_old = 0  # trials the flat tolerance of issue 17 lets the cheat through
     rng = np.random.default_rng(20260)
     for seed in rng.integers(0, 2 ** 31 - 64, 50).tolist():
         failed = []
         for profile, want in _softmax_trials(seed):
             ok = tol.ok(cheat, want).all()
             failed.append(not ok)
+            passed_old += bool(old.ok(cheat, want).all())
             if profile == "normal":
                 # the tolerance itself catches it, not only the large profile: the normal trial fails
                 assert not ok, f"seed {seed}: the constant kernel passes the normal trial"
-                passed_old_normal += bool(old.ok(cheat, want).all())
         assert any(failed), f"seed {seed}: the constant softmax passes every trial"
-    assert passed_old_normal > 0  # the flat tolerance (atol 2e-2 > every output) let it through
+    # the cheat is a real one: the flat tolerance (atol 2e-2 > every output) let it through, on the
+    # uniform, small, sparse and repeated trials (with the emulator's MXFP8 inputs (issue 21) no longer
+    # on the normal one, whose largest output is now above 2e-2)
+    assert passed_old > 0
 
 
 def test_a_correct_device_computation_passes_the_table():
